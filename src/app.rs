@@ -1,0 +1,120 @@
+//! The program: parse arguments, open the inputs, run the pipeline, choose the exit status.
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Args, Config};
+use crate::input::reader::{io_message, LineReader, Plan};
+use crate::metric;
+use crate::output::Sink;
+use crate::pipeline;
+
+/// Exit statuses (documented in the man page).
+pub mod status {
+    /// Success.
+    pub const OK: u8 = 0;
+    /// Input could not be read or output could not be written.
+    pub const IO: u8 = 1;
+    /// Usage error, or a bad line under `--on-error fail`.
+    pub const USAGE: u8 = 2;
+    /// The final score is below `--fail-under`.
+    pub const FAIL_UNDER: u8 = 3;
+}
+
+/// Runs the command line and returns the exit status.
+pub fn main() -> ExitCode {
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) => {
+            let code = if e.use_stderr() { status::USAGE } else { status::OK };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let config = match args.into_config() {
+        Ok(config) => config,
+        Err(message) => return fail(status::USAGE, &message),
+    };
+    ExitCode::from(run(config))
+}
+
+fn fail(code: u8, message: &str) -> ExitCode {
+    eprintln!("bleu-stream: error: {message}");
+    ExitCode::from(code)
+}
+
+/// Runs a validated configuration; returns the exit status.
+pub fn run(config: Config) -> u8 {
+    let metrics = match metric::build(&config.metric_names, &config.metric_options) {
+        Ok(m) => m,
+        Err(message) => {
+            eprintln!("bleu-stream: error: {message}");
+            return status::USAGE;
+        }
+    };
+    let plan = match open(&config) {
+        Ok(plan) => plan,
+        Err(message) => {
+            eprintln!("bleu-stream: error: {message}");
+            return status::IO;
+        }
+    };
+    let stdout = io::stdout();
+    let mut sink = Sink {
+        out: BufWriter::with_capacity(64 * 1024, stdout.lock()),
+        format: config.format,
+        mode: config.mode,
+        width: config.width,
+        line_buffered: config.line_buffered,
+    };
+    let outcome = match pipeline::run(plan, &metrics, &config.settings, &mut sink) {
+        Ok(outcome) => outcome,
+        // `| head -1`: the reader went away; that is not an error worth a word.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return status::OK,
+        Err(e) => {
+            eprintln!("bleu-stream: error: writing output: {}", io_message(&e));
+            return status::IO;
+        }
+    };
+    if let Some(message) = &outcome.input_error {
+        eprintln!("bleu-stream: error: {message}");
+        return status::IO;
+    }
+    if outcome.failed_on_bad_line {
+        return status::USAGE;
+    }
+    if let (Some(threshold), Some(first)) = (config.fail_under, outcome.report.metrics.first()) {
+        if first.score < threshold {
+            let _ = writeln!(
+                io::stderr(),
+                "bleu-stream: {} {} is below --fail-under {threshold}",
+                first.name,
+                first.score
+            );
+            return status::FAIL_UNDER;
+        }
+    }
+    status::OK
+}
+
+/// Opens every input stream before anything is written, so a missing file is reported at once.
+fn open(config: &Config) -> Result<Plan, String> {
+    let reader = |s: &crate::input::reader::Source| -> Result<LineReader, String> {
+        Ok(LineReader::new(s.open()?, s.name()))
+    };
+    if config.ref_files.is_empty() {
+        Ok(Plan::Lines {
+            sources: config.sources.iter().map(reader).collect::<Result<_, _>>()?,
+            format: config.input,
+            refs: config.nrefs,
+        })
+    } else {
+        let mut streams = vec![reader(&config.sources[0])?];
+        for r in &config.ref_files {
+            streams.push(reader(r)?);
+        }
+        Ok(Plan::Parallel { streams })
+    }
+}

@@ -1,0 +1,302 @@
+//! Command-line interface: the options (clap) and their translation into run settings.
+
+use std::io::IsTerminal;
+
+use clap::{ArgAction, Parser, ValueEnum};
+
+use crate::input::reader::Source;
+use crate::input::{InputFormat, Utf8Policy};
+use crate::metric::bleu::{BleuConfig, SmoothMethod};
+use crate::metric::MetricOptions;
+use crate::output::{Format, Mode, RowWriter};
+use crate::pipeline::{OnError, Settings};
+use crate::tokenize::Tokenizer;
+
+const ABOUT: &str = "Fast, exact, streaming BLEU: sacreBLEU 2.6.0 numbers, bit for bit, line by line.";
+
+const LONG_ABOUT: &str = "\
+Fast, exact, streaming machine-translation metric scorer.
+
+Reads segments — TSV lines `hyp<TAB>ref1<TAB>ref2…` (what `paste hyp ref1 ref2` prints), JSON \
+Lines {\"hyp\": …, \"refs\": […]}, or a hypothesis stream with parallel reference files (-r) — \
+and writes one sentence score per input line to stdout, in input order, then the corpus score \
+(computed from summed statistics, exactly as sacreBLEU does) to stderr.
+
+Note: unlike sacreBLEU, TABs on stdin separate the hypothesis from its references, not systems.";
+
+const AFTER_HELP: &str = "\
+Examples:
+  paste hyp.txt ref.txt | bleu-stream                 sentence BLEU per line, corpus BLEU on stderr
+  paste hyp.txt ref.txt | bleu-stream -b              just the corpus score (Makefiles)
+  bleu-stream -r ref1.txt -r ref2.txt hyp.txt         parallel files, like `sacrebleu ref1 ref2 -i hyp`
+  tail -f decoder.log | bleu-stream --every 1000      running corpus score every 1000 lines
+
+Exit status: 0 success; 1 input or output failure (including streams of different length); \
+2 usage error, or a bad line with --on-error fail; 3 final score below --fail-under.
+
+See bleu-stream(1) for the output formats and every option.";
+
+/// `bleu-stream`'s options.
+#[derive(Parser, Debug)]
+#[command(
+    name = "bleu-stream",
+    version,
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = AFTER_HELP,
+    max_term_width = 100
+)]
+pub struct Args {
+    /// Input files, read one after the other; `-` is standard input (the default). With -r: the
+    /// one hypothesis file.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
+
+    /// A reference file read line by line in lockstep with the hypotheses (repeatable: one file
+    /// per reference). The hypotheses then come from FILE or standard input, one per line.
+    #[arg(short = 'r', long = "ref", value_name = "FILE", action = ArgAction::Append)]
+    pub refs_files: Vec<String>,
+
+    /// Input framing: `auto` picks jsonl when the first non-empty line starts with `{`.
+    #[arg(long, value_enum, default_value_t = InputArg::Auto, value_name = "FORMAT")]
+    pub input: InputArg,
+
+    /// Every TSV line must carry exactly N references (N+1 fields); other lines are bad lines.
+    /// Default: any number of references, at least one.
+    #[arg(long = "refs", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub nrefs: Option<u32>,
+
+    /// Metrics to compute, comma-separated, in output column order.
+    #[arg(short, long, value_name = "LIST", value_delimiter = ',', default_value = "bleu")]
+    pub metrics: Vec<String>,
+
+    /// BLEU tokenizer (sacreBLEU -tok): 13a, intl, zh, char or none.
+    #[arg(short, long, visible_alias = "tok", value_name = "NAME", default_value = "13a",
+          value_parser = clap::builder::PossibleValuesParser::new(Tokenizer::NAMES))]
+    pub tokenize: String,
+
+    /// Lowercase hypotheses and references before tokenizing (sacreBLEU -lc).
+    #[arg(short, long, visible_alias = "lc")]
+    pub lowercase: bool,
+
+    /// BLEU smoothing method.
+    #[arg(short, long, value_name = "METHOD", default_value = "exp",
+          value_parser = ["exp", "floor", "add-k", "none"])]
+    pub smooth_method: String,
+
+    /// Smoothing value for floor (default 0.1) and add-k (default 1).
+    #[arg(long, value_name = "F")]
+    pub smooth_value: Option<f64>,
+
+    /// Maximum n-gram order of BLEU.
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub max_ngram_order: u32,
+
+    /// Effective order: `auto` is sacreBLEU's choice (on for sentence scores, off for corpus
+    /// scores); `yes` or `no` set both.
+    #[arg(long, value_enum, default_value_t = EffectiveOrder::Auto, value_name = "WHEN")]
+    pub effective_order: EffectiveOrder,
+
+    /// Worker threads (default: the number of cores). Output does not depend on it.
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+
+    /// Decimals of printed scores (rows, -b, text reports).
+    #[arg(short, long, value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u32).range(0..=17))]
+    pub width: u32,
+
+    /// Print only the final corpus score of each metric, one per line, on stdout.
+    #[arg(short = 'b', long, conflicts_with = "corpus_only")]
+    pub score_only: bool,
+
+    /// No per-line rows; the full final report on stdout.
+    #[arg(long)]
+    pub corpus_only: bool,
+
+    /// Write a running corpus report every N input lines.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub every: Option<u64>,
+
+    /// Output format: text rows and reports, or JSON Lines records on stdout.
+    #[arg(short, long, value_enum, default_value_t = FormatArg::Text, value_name = "FORMAT")]
+    pub format: FormatArg,
+
+    /// Exit with status 3 when the final score of the first metric is below X.
+    #[arg(long, value_name = "X")]
+    pub fail_under: Option<f64>,
+
+    /// What to do with a bad line: warn (diagnostic, empty row), skip (empty row only), or fail
+    /// (diagnostic, final report for the lines before, exit status 2).
+    #[arg(long, value_enum, default_value_t = OnErrorArg::Warn, value_name = "POLICY")]
+    pub on_error: OnErrorArg,
+
+    /// Invalid UTF-8: a bad line (error), or replaced by U+FFFD (lossy).
+    #[arg(long, value_enum, default_value_t = Utf8Arg::Error, value_name = "POLICY")]
+    pub invalid_utf8: Utf8Arg,
+
+    /// Flush stdout after every row (default: only when stdout is a terminal; rows are always
+    /// flushed when no more input is waiting).
+    #[arg(long)]
+    pub line_buffered: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum InputArg {
+    Auto,
+    Tsv,
+    Jsonl,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum EffectiveOrder {
+    Auto,
+    Yes,
+    No,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum FormatArg {
+    Text,
+    Jsonl,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum OnErrorArg {
+    Warn,
+    Skip,
+    Fail,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Utf8Arg {
+    Error,
+    Lossy,
+}
+
+/// Everything a run needs, validated.
+#[derive(Debug)]
+pub struct Config {
+    pub sources: Vec<Source>,
+    /// Reference files of parallel mode (empty: TSV/JSONL input).
+    pub ref_files: Vec<Source>,
+    pub input: InputFormat,
+    pub nrefs: Option<usize>,
+    pub metric_names: Vec<String>,
+    pub metric_options: MetricOptions,
+    pub settings: Settings,
+    pub format: Format,
+    pub mode: Mode,
+    pub width: usize,
+    pub line_buffered: bool,
+    pub fail_under: Option<f64>,
+}
+
+impl Args {
+    /// Validates the options that clap cannot check alone.
+    pub fn into_config(self) -> Result<Config, String> {
+        let mut sources: Vec<Source> = self.files.iter().map(|f| Source::from_arg(f)).collect();
+        if sources.is_empty() {
+            sources.push(Source::Stdin);
+        }
+        if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
+            return Err("standard input ('-') can be read only once".to_owned());
+        }
+        let ref_files: Vec<Source> = self.refs_files.iter().map(|f| Source::from_arg(f)).collect();
+        if !ref_files.is_empty() {
+            if sources.len() > 1 {
+                return Err("with -r/--ref, give at most one hypothesis FILE".to_owned());
+            }
+            if ref_files.contains(&Source::Stdin) && sources[0] == Source::Stdin {
+                return Err(
+                    "standard input cannot be both the hypothesis and a reference stream"
+                        .to_owned(),
+                );
+            }
+            if matches!(self.input, InputArg::Jsonl) || self.nrefs.is_some() {
+                return Err("-r/--ref reads plain text lines: --input jsonl and --refs do not apply"
+                    .to_owned());
+            }
+        }
+        let smooth_method = SmoothMethod::from_name(&self.smooth_method)
+            .expect("clap only accepts known smoothing methods");
+        if let Some(v) = self.smooth_value {
+            if !v.is_finite() || v < 0.0 {
+                return Err(format!("--smooth-value must be a non-negative number, not {v}"));
+            }
+        }
+        let (sentence_eff, corpus_eff) = match self.effective_order {
+            EffectiveOrder::Auto => (true, false),
+            EffectiveOrder::Yes => (true, true),
+            EffectiveOrder::No => (false, false),
+        };
+        let bleu = BleuConfig {
+            tokenizer: Tokenizer::from_name(&self.tokenize)
+                .expect("clap only accepts known tokenizers"),
+            lowercase: self.lowercase,
+            smooth_method,
+            smooth_value: self.smooth_value,
+            max_ngram_order: self.max_ngram_order as usize,
+            sentence_effective_order: sentence_eff,
+            corpus_effective_order: corpus_eff,
+        };
+        let format = match self.format {
+            FormatArg::Text => Format::Text,
+            FormatArg::Jsonl => Format::Jsonl,
+        };
+        let mode = if self.score_only {
+            Mode::ScoreOnly
+        } else if self.corpus_only {
+            Mode::CorpusOnly
+        } else {
+            Mode::Rows
+        };
+        let width = self.width as usize;
+        let threads = match self.threads {
+            Some(n) => n as usize,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let metric_names: Vec<String> = self
+            .metrics
+            .iter()
+            .map(|m| m.trim().to_owned())
+            .filter(|m| !m.is_empty())
+            .collect();
+        Ok(Config {
+            sources,
+            ref_files,
+            input: match self.input {
+                InputArg::Auto => InputFormat::Auto,
+                InputArg::Tsv => InputFormat::Tsv,
+                InputArg::Jsonl => InputFormat::Jsonl,
+            },
+            nrefs: self.nrefs.map(|n| n as usize),
+            metric_names,
+            metric_options: MetricOptions { bleu },
+            settings: Settings {
+                threads,
+                utf8: match self.invalid_utf8 {
+                    Utf8Arg::Error => Utf8Policy::Error,
+                    Utf8Arg::Lossy => Utf8Policy::Lossy,
+                },
+                rows: RowWriter {
+                    format,
+                    mode,
+                    width,
+                },
+                on_error: match self.on_error {
+                    OnErrorArg::Warn => OnError::Warn,
+                    OnErrorArg::Skip => OnError::Skip,
+                    OnErrorArg::Fail => OnError::Fail,
+                },
+                every: self.every,
+            },
+            format,
+            mode,
+            width,
+            line_buffered: self.line_buffered || std::io::stdout().is_terminal(),
+            fail_under: self.fail_under,
+        })
+    }
+}

@@ -1,0 +1,126 @@
+//! JSONL framing: `{"hyp": "...", "refs": ["...", ...]}`, or `"ref": "..."` for one reference,
+//! with an optional `"id"` (any JSON value, echoed in JSONL output). Other keys are ignored.
+//!
+//! A `null` reference is sacreBLEU's `None`: "no reference in this stream for this segment"; it is
+//! dropped, so the number of references may vary (signature `nrefs:var`). A segment left without
+//! any reference is a bad line (sacreBLEU itself crashes on it).
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::{Segment, Utf8Policy};
+
+#[derive(Deserialize)]
+struct Record<'a> {
+    #[serde(borrow)]
+    hyp: Cow<'a, str>,
+    #[serde(borrow, default)]
+    refs: Option<Vec<Option<Cow<'a, str>>>>,
+    #[serde(borrow, default, rename = "ref")]
+    single_ref: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+}
+
+pub fn frame(line: &[u8], utf8: Utf8Policy) -> Result<Segment<'_>, String> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Err("empty line (expected a JSON object)".to_owned());
+    }
+    match super::decode(line, utf8)? {
+        Cow::Borrowed(text) => {
+            let record: Record<'_> = serde_json::from_str(text).map_err(|e| message(&e))?;
+            segment(record)
+        }
+        Cow::Owned(repaired) => {
+            // A repaired copy of an invalid line: the segment must own its text.
+            let record: Record<'_> = serde_json::from_str(&repaired).map_err(|e| message(&e))?;
+            segment(record).map(into_owned)
+        }
+    }
+}
+
+fn message(e: &serde_json::Error) -> String {
+    let what = e.to_string();
+    let what = what.split(" at line ").next().unwrap_or(&what);
+    if what.contains("missing field `hyp`") {
+        return "JSON object without \"hyp\"".to_owned();
+    }
+    let what = what.trim_end_matches('.');
+    format!("invalid JSON: {what} (column {})", e.column())
+}
+
+fn segment(record: Record<'_>) -> Result<Segment<'_>, String> {
+    let refs: Vec<Cow<'_, str>> = match (record.refs, record.single_ref) {
+        (Some(_), Some(_)) => return Err("both \"refs\" and \"ref\" given".to_owned()),
+        (None, None) => return Err("JSON object without \"refs\" or \"ref\"".to_owned()),
+        (None, Some(r)) => vec![r],
+        (Some(refs), None) => {
+            if refs.is_empty() {
+                return Err("\"refs\" is empty".to_owned());
+            }
+            let present: Vec<_> = refs.into_iter().flatten().collect();
+            if present.is_empty() {
+                return Err("every reference is null".to_owned());
+            }
+            present
+        }
+    };
+    Ok(Segment {
+        hyp: record.hyp,
+        refs,
+        id: record.id,
+    })
+}
+
+/// Detaches a segment parsed from a temporary (repaired) line. The id is dropped: it cannot
+/// outlive the temporary and a repaired line's id is not trustworthy anyway.
+fn into_owned(seg: Segment<'_>) -> Segment<'static> {
+    Segment {
+        hyp: Cow::Owned(seg.hyp.into_owned()),
+        refs: seg
+            .refs
+            .into_iter()
+            .map(|r| Cow::Owned(r.into_owned()))
+            .collect(),
+        id: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refs_ref_id_and_nulls() {
+        let seg = frame(br#"{"hyp":"h","refs":["a",null,""],"id":{"k":[1]}}"#, Utf8Policy::Error)
+            .unwrap();
+        assert_eq!(seg.hyp, "h");
+        assert_eq!(seg.refs, ["a", ""]);
+        assert_eq!(seg.id.unwrap().get(), r#"{"k":[1]}"#);
+        let seg = frame(br#"{"ref":"r","hyp":"h\tx\u00e9","src":"ignored"}"#, Utf8Policy::Error)
+            .unwrap();
+        assert_eq!((seg.hyp.as_ref(), seg.refs.len()), ("h\txé", 1));
+    }
+
+    #[test]
+    fn bad_records() {
+        let e = |s: &[u8]| frame(s, Utf8Policy::Error).unwrap_err();
+        assert_eq!(e(br#"{"refs":["a"]}"#), "JSON object without \"hyp\"");
+        assert_eq!(e(br#"{"hyp":"h"}"#), "JSON object without \"refs\" or \"ref\"");
+        assert_eq!(e(br#"{"hyp":"h","refs":[]}"#), "\"refs\" is empty");
+        assert_eq!(e(br#"{"hyp":"h","refs":[null]}"#), "every reference is null");
+        assert!(e(br#"{"hyp":"h","refs":["a"#).starts_with("invalid JSON: EOF"));
+        assert!(e(br#"{"hyp":1,"refs":["a"]}"#).starts_with("invalid JSON: invalid type"));
+        assert!(e(b"").starts_with("empty line"));
+    }
+
+    #[test]
+    fn invalid_utf8_inside_json() {
+        let line = b"{\"hyp\":\"a\xff\",\"ref\":\"a\"}";
+        assert!(frame(line, Utf8Policy::Error).is_err());
+        let seg = frame(line, Utf8Policy::Lossy).unwrap();
+        assert_eq!(seg.hyp, "a\u{fffd}");
+    }
+}

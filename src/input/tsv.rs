@@ -1,0 +1,77 @@
+//! TSV framing: `hyp<TAB>ref1<TAB>ref2…`, the layout `paste hyp ref1 ref2` produces.
+//!
+//! Unlike sacreBLEU, where TABs on stdin separate *systems*, field 1 is the hypothesis and every
+//! further field is a reference. Fields are split on U+0009 only; an empty field is an empty
+//! reference (as an empty line of a sacreBLEU reference file is).
+
+use std::borrow::Cow;
+
+use super::{decode, Segment, Utf8Policy};
+
+pub fn frame(line: &[u8], refs: Option<usize>, utf8: Utf8Policy) -> Result<Segment<'_>, String> {
+    if line.is_empty() {
+        return Err("empty line (expected hypothesis<TAB>reference)".to_owned());
+    }
+    let nfields = memchr::memchr_iter(b'\t', line).count() + 1;
+    match refs {
+        None if nfields < 2 => {
+            return Err("no TAB: expected hypothesis<TAB>reference[<TAB>reference…]".to_owned())
+        }
+        Some(n) if nfields != n + 1 => {
+            return Err(format!(
+                "{} field{} where --refs {n} expects {}: a TAB inside a sentence, or a missing reference?",
+                nfields,
+                if nfields == 1 { "" } else { "s" },
+                n + 1
+            ))
+        }
+        _ => {}
+    }
+    let mut fields = line.split(|&b| b == b'\t');
+    let hyp = decode(fields.next().unwrap_or_default(), utf8)
+        .map_err(|e| format!("hypothesis: {e}"))?;
+    let refs = fields
+        .enumerate()
+        .map(|(i, f)| decode(f, utf8).map_err(|e| format!("reference {}: {e}", i + 1)))
+        .collect::<Result<Vec<Cow<'_, str>>, String>>()?;
+    Ok(Segment {
+        hyp,
+        refs,
+        id: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_and_empty_references() {
+        let seg = frame(b"h\tr1\t\tr3", None, Utf8Policy::Error).unwrap();
+        assert_eq!(seg.hyp, "h");
+        assert_eq!(seg.refs, ["r1", "", "r3"]);
+        let seg = frame(b"\t", None, Utf8Policy::Error).unwrap();
+        assert_eq!((seg.hyp.as_ref(), seg.refs.len()), ("", 1));
+    }
+
+    #[test]
+    fn bad_field_counts() {
+        assert!(frame(b"", None, Utf8Policy::Error)
+            .unwrap_err()
+            .starts_with("empty line"));
+        assert!(frame(b"just a hypothesis", None, Utf8Policy::Error)
+            .unwrap_err()
+            .starts_with("no TAB"));
+        assert_eq!(
+            frame(b"h\tr\tx", Some(1), Utf8Policy::Error).unwrap_err(),
+            "3 fields where --refs 1 expects 2: a TAB inside a sentence, or a missing reference?"
+        );
+        assert!(frame(b"h\tr\tx", Some(2), Utf8Policy::Error).is_ok());
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_field() {
+        let err = frame(b"ok\t\xc3", None, Utf8Policy::Error).unwrap_err();
+        assert!(err.starts_with("reference 1: invalid UTF-8 at byte 1"), "{err}");
+    }
+}

@@ -1,0 +1,17 @@
+//! bleu-stream: a fast, exact, streaming machine-translation metric scorer.
+//!
+//! The library holds everything; the binary (`src/main.rs`) only parses arguments and exits.
+//! Layout, following the design card: [`input`] frames lines into segments, [`tokenize`] and
+//! [`ngram`] turn text into n-gram ids, [`metric`] computes statistics and scores, [`pipeline`]
+//! runs reader, workers and merger, [`output`] renders rows and reports, [`cli`] and [`app`] wire
+//! the command line to all of it.
+
+pub mod app;
+pub mod cli;
+pub mod input;
+pub mod metric;
+pub mod ngram;
+pub mod output;
+pub mod pipeline;
+pub mod tokenize;
+pub mod unicode;

@@ -1,0 +1,580 @@
+//! `bleu`: sacreBLEU 2.6.0 `BLEU`, bit for bit (`SACREBLEU.md` §3).
+//!
+//! Segment statistics are sacreBLEU's vector `[hyp_len, closest_ref_len, match_1..N,
+//! total_1..N]`; corpus statistics are their integer sum, so every running or final corpus score
+//! equals `corpus_score` on that prefix. Scoring follows `BLEU.compute_bleu` operation by
+//! operation, because the last bit depends on the order of floating-point operations.
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value};
+
+use super::{write_json_f64, Metric, MetricReport};
+use crate::input::Segment;
+use crate::ngram::{NgramIds, NgramIndex};
+use crate::tokenize::{Scratch, Tokenizer, Tokens};
+
+/// sacreBLEU version whose behaviour `bleu` reproduces (and prints in signatures).
+pub const SACREBLEU_VERSION: &str = "2.6.0";
+
+/// BLEU smoothing methods (`--smooth-method`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SmoothMethod {
+    /// NIST geometric sequence smoothing (the default): the k-th zero-match order gets 1/2^k.
+    Exp,
+    /// Zero-match precisions replaced by `smooth_value / total`.
+    Floor,
+    /// `smooth_value` added to matches and totals of orders ≥ 2.
+    AddK,
+    /// No smoothing.
+    None,
+}
+
+impl SmoothMethod {
+    /// Parses a sacreBLEU method name.
+    pub fn from_name(name: &str) -> Option<SmoothMethod> {
+        Some(match name {
+            "exp" => SmoothMethod::Exp,
+            "floor" => SmoothMethod::Floor,
+            "add-k" => SmoothMethod::AddK,
+            "none" => SmoothMethod::None,
+            _ => return None,
+        })
+    }
+
+    /// The sacreBLEU name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SmoothMethod::Exp => "exp",
+            SmoothMethod::Floor => "floor",
+            SmoothMethod::AddK => "add-k",
+            SmoothMethod::None => "none",
+        }
+    }
+
+    /// `BLEU.SMOOTH_DEFAULTS`: floor 0.1, add-k 1 (an integer in sacreBLEU, which only matters
+    /// for how smoothed counts are reported), none for the others.
+    fn default_value(self) -> Option<f64> {
+        match self {
+            SmoothMethod::Floor => Some(0.1),
+            SmoothMethod::AddK => Some(1.0),
+            SmoothMethod::Exp | SmoothMethod::None => None,
+        }
+    }
+}
+
+/// BLEU settings; `Default` is sacreBLEU's `BLEU()` for corpus scores and `sentence_score`
+/// settings (effective order) for sentence rows.
+#[derive(Clone, Debug)]
+pub struct BleuConfig {
+    pub tokenizer: Tokenizer,
+    pub lowercase: bool,
+    pub smooth_method: SmoothMethod,
+    /// `None` = the method's default.
+    pub smooth_value: Option<f64>,
+    pub max_ngram_order: usize,
+    /// Effective order for sentence rows (sacreBLEU `sentence_bleu`/`-sl`: on).
+    pub sentence_effective_order: bool,
+    /// Effective order for corpus reports (sacreBLEU `BLEU()`: off).
+    pub corpus_effective_order: bool,
+}
+
+impl Default for BleuConfig {
+    fn default() -> Self {
+        BleuConfig {
+            tokenizer: Tokenizer::T13a,
+            lowercase: false,
+            smooth_method: SmoothMethod::Exp,
+            smooth_value: None,
+            max_ngram_order: 4,
+            sentence_effective_order: true,
+            corpus_effective_order: false,
+        }
+    }
+}
+
+/// The `bleu` metric.
+#[derive(Debug)]
+pub struct Bleu {
+    config: BleuConfig,
+    /// The smoothing value in force (explicit or the method default).
+    smooth_value: Option<f64>,
+}
+
+/// Statistics of one segment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BleuStats {
+    /// `[hyp_len, closest_ref_len, match_1..N, total_1..N]`.
+    pub counts: Vec<u64>,
+    /// Number of references the segment had (for the signature's `nrefs`).
+    pub nrefs: usize,
+}
+
+/// Running corpus totals.
+#[derive(Clone, Debug)]
+pub struct BleuTotals {
+    /// Element-wise sum of the segments' `counts`.
+    pub counts: Vec<u64>,
+    /// Smallest and largest number of references seen (`nrefs:var` when they differ).
+    pub nrefs: Option<(usize, usize)>,
+}
+
+/// A computed BLEU score with everything `BLEUScore` reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BleuScore {
+    pub score: f64,
+    /// Matches per order as sacreBLEU reports them (after add-k smoothing).
+    pub counts: Vec<f64>,
+    /// Totals per order as sacreBLEU reports them (after add-k smoothing).
+    pub totals: Vec<f64>,
+    pub precisions: Vec<f64>,
+    pub bp: f64,
+    pub sys_len: u64,
+    pub ref_len: u64,
+}
+
+impl BleuScore {
+    /// `sys_len / ref_len`, or 0 for an empty reference side.
+    pub fn ratio(&self) -> f64 {
+        if self.ref_len == 0 {
+            0.0
+        } else {
+            self.sys_len as f64 / self.ref_len as f64
+        }
+    }
+
+    /// `BLEUScore.format(width)` without signature:
+    /// `BLEU = 34.92 64.8/40.9/28.6/20.7 (BP = 0.987 ratio = 0.987 hyp_len = … ref_len = …)`.
+    /// Rust's `{:.N}` rounds the exact binary value half to even, like Python's `format`.
+    pub fn format(&self, width: usize) -> String {
+        let mut s = format!("BLEU = {:.*} ", width, self.score);
+        for (i, p) in self.precisions.iter().enumerate() {
+            if i > 0 {
+                s.push('/');
+            }
+            let _ = write!(s, "{p:.1}");
+        }
+        let _ = write!(
+            s,
+            " (BP = {:.3} ratio = {:.3} hyp_len = {} ref_len = {})",
+            self.bp,
+            self.ratio(),
+            self.sys_len,
+            self.ref_len
+        );
+        s
+    }
+}
+
+/// Per-worker buffers: nothing is allocated per segment once they have grown.
+#[derive(Default)]
+pub struct BleuWorkspace {
+    scratch: Scratch,
+    hyp: Tokens,
+    refs: Vec<Tokens>,
+    index: NgramIndex,
+    hyp_ids: NgramIds,
+    ref_ids: Vec<NgramIds>,
+    /// Dense count arrays indexed by n-gram id; all zero between segments.
+    count: Vec<u32>,
+    ref_max: Vec<u32>,
+}
+
+impl Bleu {
+    /// A BLEU metric with these settings.
+    pub fn new(config: BleuConfig) -> Bleu {
+        let smooth_value = config
+            .smooth_value
+            .or_else(|| config.smooth_method.default_value());
+        Bleu {
+            config,
+            smooth_value,
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &BleuConfig {
+        &self.config
+    }
+
+    /// Segment statistics of `hyp` against `refs` (at least one reference).
+    pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut BleuWorkspace) -> BleuStats {
+        let n = self.config.max_ngram_order;
+        let (tok, lc) = (self.config.tokenizer, self.config.lowercase);
+        tok.tokenize(hyp, lc, &mut ws.scratch, &mut ws.hyp);
+        if ws.refs.len() < refs.len() {
+            ws.refs.resize_with(refs.len(), Tokens::default);
+            ws.ref_ids.resize_with(refs.len(), NgramIds::default);
+        }
+        for (r, out) in refs.iter().zip(&mut ws.refs) {
+            tok.tokenize(r, lc, &mut ws.scratch, out);
+        }
+        let refs_tok = &ws.refs[..refs.len()];
+
+        ws.index.clear();
+        ws.index.index(&ws.hyp, n, &mut ws.hyp_ids);
+        for (r, ids) in refs_tok.iter().zip(&mut ws.ref_ids) {
+            ws.index.index(r, n, ids);
+        }
+        let ids = ws.index.num_ids();
+        if ws.count.len() < ids {
+            ws.count.resize(ids, 0);
+            ws.ref_max.resize(ids, 0);
+        }
+        let (count, ref_max) = (&mut ws.count, &mut ws.ref_max);
+        let ref_ids = &ws.ref_ids[..refs.len()];
+
+        // Reference counts: the maximum count of each n-gram over the references (not the sum).
+        for r in ref_ids {
+            for &g in r.all() {
+                count[g as usize] += 1;
+            }
+            for &g in r.all() {
+                let c = std::mem::take(&mut count[g as usize]);
+                if c > ref_max[g as usize] {
+                    ref_max[g as usize] = c;
+                }
+            }
+        }
+
+        let mut stats = vec![0u64; 2 + 2 * n];
+        let hyp_len = ws.hyp.len();
+        stats[0] = hyp_len as u64;
+        stats[1] = closest_ref_len(hyp_len, refs_tok.iter().map(Tokens::len)) as u64;
+        for &g in ws.hyp_ids.all() {
+            count[g as usize] += 1;
+        }
+        for order in 1..=n {
+            let grams = ws.hyp_ids.order(order);
+            let mut matched = 0u64;
+            for &g in grams {
+                // Each distinct n-gram is clipped once: its count is taken (zeroed) on first sight.
+                let c = std::mem::take(&mut count[g as usize]);
+                matched += u64::from(c.min(ref_max[g as usize]));
+            }
+            stats[1 + order] = matched;
+            stats[1 + n + order] = grams.len() as u64;
+        }
+        for r in ref_ids {
+            for &g in r.all() {
+                ref_max[g as usize] = 0;
+            }
+        }
+        BleuStats {
+            counts: stats,
+            nrefs: refs.len(),
+        }
+    }
+
+    /// `BLEU.compute_bleu` on a statistics vector, literally (`SACREBLEU.md` §3.3).
+    pub fn compute(&self, stats: &[u64], effective_order: bool) -> BleuScore {
+        let n = self.config.max_ngram_order;
+        let (sys_len, ref_len) = (stats[0], stats[1]);
+        let mut counts: Vec<f64> = stats[2..2 + n].iter().map(|&c| c as f64).collect();
+        let mut totals: Vec<f64> = stats[2 + n..2 + 2 * n].iter().map(|&c| c as f64).collect();
+        let method = self.config.smooth_method;
+        let value = self.smooth_value.unwrap_or(0.0);
+
+        let mut bp = 1.0;
+        if sys_len < ref_len {
+            bp = if sys_len > 0 {
+                (1.0 - ref_len as f64 / sys_len as f64).exp()
+            } else {
+                0.0
+            };
+        }
+        let mut precisions = vec![0.0; n];
+        // Early exit before any smoothing when nothing matches at all.
+        if stats[2..2 + n].iter().all(|&c| c == 0) {
+            return BleuScore {
+                score: 0.0,
+                counts,
+                totals,
+                precisions,
+                bp,
+                sys_len,
+                ref_len,
+            };
+        }
+        let mut smooth_mteval = 1.0f64;
+        let mut eff_order = n;
+        for i in 0..n {
+            if method == SmoothMethod::AddK && i > 0 {
+                // sacreBLEU mutates (and then reports) the counts and totals.
+                counts[i] += value;
+                totals[i] += value;
+            }
+            if totals[i] == 0.0 {
+                break;
+            }
+            if effective_order {
+                eff_order = i + 1;
+            }
+            if counts[i] == 0.0 {
+                match method {
+                    SmoothMethod::Exp => {
+                        smooth_mteval *= 2.0;
+                        precisions[i] = 100.0 / (smooth_mteval * totals[i]);
+                    }
+                    SmoothMethod::Floor => precisions[i] = 100.0 * value / totals[i],
+                    SmoothMethod::AddK | SmoothMethod::None => {}
+                }
+            } else {
+                precisions[i] = 100.0 * counts[i] / totals[i];
+            }
+        }
+        // CPython <= 3.11 `sum()`: plain left-to-right addition; log(0) is the integer constant
+        // -9999999999 (`my_log`).
+        let mut acc = 0.0f64;
+        for &p in &precisions[..eff_order] {
+            acc += if p == 0.0 { -9_999_999_999.0 } else { p.ln() };
+        }
+        let score = bp * (acc / eff_order as f64).exp();
+        BleuScore {
+            score,
+            counts,
+            totals,
+            precisions,
+            bp,
+            sys_len,
+            ref_len,
+        }
+    }
+
+    /// sacreBLEU's signature for these settings, e.g.
+    /// `nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0`.
+    pub fn signature(&self, nrefs: &str, effective_order: bool) -> String {
+        let mut smooth = self.config.smooth_method.name().to_owned();
+        if let Some(v) = self.smooth_value {
+            let _ = write!(smooth, "[{v:.2}]");
+        }
+        format!(
+            "nrefs:{nrefs}|case:{}|eff:{}|tok:{}|smooth:{smooth}|version:{SACREBLEU_VERSION}",
+            if self.config.lowercase { "lc" } else { "mixed" },
+            if effective_order { "yes" } else { "no" },
+            self.config.tokenizer.name(),
+        )
+    }
+}
+
+/// The reference length closest to the hypothesis length; ties go to the shorter reference.
+fn closest_ref_len(hyp_len: usize, ref_lens: impl Iterator<Item = usize>) -> usize {
+    ref_lens
+        .min_by_key(|&r| (hyp_len.abs_diff(r), r))
+        .expect("a segment has at least one reference")
+}
+
+impl Metric for Bleu {
+    type Stats = BleuStats;
+    type Totals = BleuTotals;
+    type Workspace = BleuWorkspace;
+
+    fn key(&self) -> &'static str {
+        "bleu"
+    }
+
+    fn segment_stats(&self, segment: &Segment<'_>, ws: &mut BleuWorkspace) -> BleuStats {
+        let mut refs: [&str; 8] = [""; 8];
+        if segment.refs.len() <= refs.len() {
+            for (slot, r) in refs.iter_mut().zip(&segment.refs) {
+                *slot = r;
+            }
+            self.stats(&segment.hyp, &refs[..segment.refs.len()], ws)
+        } else {
+            let refs: Vec<&str> = segment.refs.iter().map(|r| &**r).collect();
+            self.stats(&segment.hyp, &refs, ws)
+        }
+    }
+
+    fn write_sentence_text(&self, stats: &BleuStats, width: usize, out: &mut Vec<u8>) {
+        let score = self
+            .compute(&stats.counts, self.config.sentence_effective_order)
+            .score;
+        use std::io::Write as _;
+        let _ = write!(out, "{score:.width$}");
+    }
+
+    fn write_sentence_json(&self, stats: &BleuStats, out: &mut Vec<u8>) {
+        let s = self.compute(&stats.counts, self.config.sentence_effective_order);
+        out.extend_from_slice(b"{\"score\":");
+        write_json_f64(out, s.score);
+        out.extend_from_slice(b",\"counts\":");
+        write_counts(out, &s.counts);
+        out.extend_from_slice(b",\"totals\":");
+        write_counts(out, &s.totals);
+        out.extend_from_slice(b",\"precisions\":[");
+        for (i, &p) in s.precisions.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_json_f64(out, p);
+        }
+        out.extend_from_slice(b"],\"bp\":");
+        write_json_f64(out, s.bp);
+        use std::io::Write as _;
+        let _ = write!(
+            out,
+            ",\"sys_len\":{},\"ref_len\":{}}}",
+            s.sys_len, s.ref_len
+        );
+    }
+
+    fn new_totals(&self) -> BleuTotals {
+        BleuTotals {
+            counts: vec![0; 2 + 2 * self.config.max_ngram_order],
+            nrefs: None,
+        }
+    }
+
+    fn add(&self, totals: &mut BleuTotals, stats: &BleuStats) {
+        for (t, s) in totals.counts.iter_mut().zip(&stats.counts) {
+            *t += s;
+        }
+        totals.nrefs = Some(match totals.nrefs {
+            None => (stats.nrefs, stats.nrefs),
+            Some((lo, hi)) => (lo.min(stats.nrefs), hi.max(stats.nrefs)),
+        });
+    }
+
+    fn report(&self, totals: &BleuTotals, width: usize) -> MetricReport {
+        let eff = self.config.corpus_effective_order;
+        let s = self.compute(&totals.counts, eff);
+        let nrefs = match totals.nrefs {
+            Some((lo, hi)) if lo == hi => lo.to_string(),
+            Some(_) => "var".to_owned(),
+            None => "0".to_owned(),
+        };
+        let signature = self.signature(&nrefs, eff);
+        let text = s.format(width);
+        let mut fields = Map::new();
+        fields.insert("score".into(), Value::from(s.score));
+        fields.insert("counts".into(), counts_json(&s.counts));
+        fields.insert("totals".into(), counts_json(&s.totals));
+        fields.insert(
+            "precisions".into(),
+            Value::from(s.precisions.iter().map(|&p| Value::from(p)).collect::<Vec<_>>()),
+        );
+        fields.insert("bp".into(), Value::from(s.bp));
+        fields.insert("ratio".into(), Value::from(s.ratio()));
+        fields.insert("sys_len".into(), Value::from(s.sys_len));
+        fields.insert("ref_len".into(), Value::from(s.ref_len));
+        fields.insert("signature".into(), Value::from(signature.clone()));
+        fields.insert("text".into(), Value::from(text.clone()));
+        MetricReport {
+            key: "bleu",
+            name: "BLEU".to_owned(),
+            score: s.score,
+            text,
+            signature,
+            fields,
+        }
+    }
+}
+
+/// Counts are integers unless a fractional add-k value made them fractional.
+fn count_json(c: f64) -> Value {
+    if c.fract() == 0.0 && c.abs() < 9.007_199_254_740_992e15 {
+        Value::from(c as i64)
+    } else {
+        Value::from(c)
+    }
+}
+
+fn counts_json(counts: &[f64]) -> Value {
+    Value::from(counts.iter().map(|&c| count_json(c)).collect::<Vec<_>>())
+}
+
+fn write_counts(out: &mut Vec<u8>, counts: &[f64]) {
+    serde_json::to_writer(&mut *out, &counts_json(counts)).expect("writing to a Vec cannot fail");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sentence(hyp: &str, refs: &[&str], config: BleuConfig) -> BleuScore {
+        let bleu = Bleu::new(config);
+        let stats = bleu.stats(hyp, refs, &mut BleuWorkspace::default());
+        bleu.compute(&stats.counts, bleu.config.sentence_effective_order)
+    }
+
+    #[test]
+    fn perfect_match_is_not_exactly_100() {
+        // exp(ln(100)) != 100: sacreBLEU issue #275.
+        let s = sentence("a b c d", &["a b c d"], BleuConfig::default());
+        assert_eq!(s.score, 100.00000000000004);
+    }
+
+    #[test]
+    fn clipping_closest_length_and_multiple_references() {
+        let bleu = Bleu::new(BleuConfig::default());
+        let mut ws = BleuWorkspace::default();
+        let st = bleu.stats("the the the the", &["the cat", "the the x y z"], &mut ws);
+        // hyp_len 4; ref lengths 2 and 5 are at distance 2 and 1 → 5.
+        assert_eq!(st.counts[..2], [4, 5]);
+        // "the" clipped at the max over references (2), bigram "the the" max 1.
+        assert_eq!(st.counts[2..6], [2, 1, 0, 0]);
+        assert_eq!(st.counts[6..], [4, 3, 2, 1]);
+        // Ties go to the shorter reference; an empty reference counts.
+        let st = bleu.stats("a b", &["", "a b c d"], &mut ws);
+        assert_eq!(st.counts[1], 0);
+        let st = bleu.stats("a b c", &["a b", "a b c d"], &mut ws);
+        assert_eq!(st.counts[1], 2);
+    }
+
+    #[test]
+    fn add_k_quirk_reports_smoothed_counts() {
+        let config = BleuConfig {
+            smooth_method: SmoothMethod::AddK,
+            ..BleuConfig::default()
+        };
+        let s = sentence("a", &["a"], config);
+        assert_eq!(s.score, 100.00000000000004);
+        assert_eq!(s.counts, [1.0, 1.0, 1.0, 1.0]);
+        assert_eq!(s.totals, [1.0, 1.0, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn formatting_rounds_half_to_even_on_the_binary_value() {
+        let s = BleuScore {
+            score: 6.25,
+            counts: vec![],
+            totals: vec![],
+            precisions: vec![6.25, 12.75],
+            bp: 1.0,
+            sys_len: 17,
+            ref_len: 16,
+        };
+        assert_eq!(
+            s.format(1),
+            "BLEU = 6.2 6.2/12.8 (BP = 1.000 ratio = 1.062 hyp_len = 17 ref_len = 16)"
+        );
+    }
+
+    #[test]
+    fn signatures() {
+        let b = Bleu::new(BleuConfig::default());
+        assert_eq!(
+            b.signature("1", false),
+            "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
+        );
+        let b = Bleu::new(BleuConfig {
+            smooth_method: SmoothMethod::Floor,
+            lowercase: true,
+            ..BleuConfig::default()
+        });
+        assert_eq!(
+            b.signature("var", true),
+            "nrefs:var|case:lc|eff:yes|tok:13a|smooth:floor[0.10]|version:2.6.0"
+        );
+    }
+
+    #[test]
+    fn empty_hypothesis_still_adds_reference_length() {
+        let b = Bleu::new(BleuConfig::default());
+        let st = b.stats("", &["a b c"], &mut BleuWorkspace::default());
+        assert_eq!(st.counts, [0, 3, 0, 0, 0, 0, 0, 0, 0, 0]);
+        let s = b.compute(&st.counts, false);
+        assert_eq!((s.score, s.bp), (0.0, 0.0));
+    }
+}

@@ -1,0 +1,186 @@
+//! Metrics: per-segment **statistics** (computed on worker threads) separated from **scoring**
+//! (a pure function of statistics and settings), as every reference implementation allows:
+//! corpus scores come from summed statistics, never from averaged sentence scores.
+//!
+//! A metric implements the typed [`Metric`] trait in a file of its own; the pipeline sees it
+//! through the object-safe [`DynMetric`], which every `Metric` gets for free. Adding a metric is
+//! adding a file and one line in [`build`].
+
+pub mod bleu;
+
+use std::any::Any;
+
+use serde_json::{Map, Value};
+
+use crate::input::Segment;
+
+/// A metric, typed: what one segment yields, what a corpus sums, and the scratch space of a worker.
+pub trait Metric: Send + Sync + 'static {
+    /// Statistics of one segment (integers for every metric so far).
+    type Stats: Send + 'static;
+    /// Running corpus totals.
+    type Totals: Send + 'static;
+    /// Per-worker reusable buffers (tokenizer and n-gram scratch).
+    type Workspace: Default + Send + 'static;
+
+    /// The metric's `--metrics` name and JSON key, e.g. `bleu`.
+    fn key(&self) -> &'static str;
+    /// Computes the statistics of one well-formed segment.
+    fn segment_stats(&self, segment: &Segment<'_>, ws: &mut Self::Workspace) -> Self::Stats;
+    /// Appends the sentence score, formatted with `width` decimals, to a text row.
+    fn write_sentence_text(&self, stats: &Self::Stats, width: usize, out: &mut Vec<u8>);
+    /// Appends the sentence score as a JSON object (full precision) to a JSONL record.
+    fn write_sentence_json(&self, stats: &Self::Stats, out: &mut Vec<u8>);
+    /// Empty totals.
+    fn new_totals(&self) -> Self::Totals;
+    /// Adds one segment's statistics to the totals.
+    fn add(&self, totals: &mut Self::Totals, stats: &Self::Stats);
+    /// Scores the totals: a corpus report.
+    fn report(&self, totals: &Self::Totals, width: usize) -> MetricReport;
+}
+
+/// A corpus score ready to print in any output format.
+#[derive(Clone, Debug)]
+pub struct MetricReport {
+    /// The metric's key (`bleu`), naming its object in JSON reports.
+    pub key: &'static str,
+    /// Display name, e.g. `BLEU`.
+    pub name: String,
+    /// The score, in the reference implementation's scale.
+    pub score: f64,
+    /// The reference tool's one-line text form, e.g. `BLEU = 34.92 64.8/40.9/… (BP = …)`.
+    pub text: String,
+    /// The reference tool's signature, e.g. `nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0`.
+    pub signature: String,
+    /// All fields at full precision, for JSON output (`score`, `signature`, `text` included).
+    pub fields: Map<String, Value>,
+}
+
+/// What the pipeline needs of a metric, with the types erased.
+///
+/// Batches carry one `Box<dyn Any>` per metric holding a `Vec<Stats>`, so the type erasure costs
+/// one allocation per batch, not per segment.
+pub trait DynMetric: Send + Sync {
+    /// See [`Metric::key`].
+    fn key(&self) -> &'static str;
+    /// A fresh workspace for one worker thread.
+    fn new_workspace(&self) -> Box<dyn Any + Send>;
+    /// An empty per-batch statistics vector.
+    fn new_batch(&self, capacity: usize) -> Box<dyn Any + Send>;
+    /// Computes one segment's statistics, appends them to `batch` and writes its row field.
+    fn score(
+        &self,
+        segment: &Segment<'_>,
+        ws: &mut (dyn Any + Send),
+        batch: &mut (dyn Any + Send),
+        row: RowStyle,
+        out: &mut Vec<u8>,
+    );
+    /// Empty corpus totals.
+    fn new_totals(&self) -> Box<dyn Any + Send>;
+    /// Adds entry `index` of `batch` to `totals`.
+    fn accumulate(&self, totals: &mut (dyn Any + Send), batch: &(dyn Any + Send), index: usize);
+    /// See [`Metric::report`].
+    fn report(&self, totals: &(dyn Any + Send), width: usize) -> MetricReport;
+}
+
+/// How a worker renders a sentence score into the row of a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowStyle {
+    /// No row (score-only or corpus-only output): statistics only.
+    None,
+    /// Text with this many decimals.
+    Text(usize),
+    /// A JSON object.
+    Json,
+}
+
+const TYPE_MISMATCH: &str = "metric state of a different metric type (pipeline bug)";
+
+impl<M: Metric> DynMetric for M {
+    fn key(&self) -> &'static str {
+        Metric::key(self)
+    }
+
+    fn new_workspace(&self) -> Box<dyn Any + Send> {
+        Box::<M::Workspace>::default()
+    }
+
+    fn new_batch(&self, capacity: usize) -> Box<dyn Any + Send> {
+        Box::new(Vec::<M::Stats>::with_capacity(capacity))
+    }
+
+    fn score(
+        &self,
+        segment: &Segment<'_>,
+        ws: &mut (dyn Any + Send),
+        batch: &mut (dyn Any + Send),
+        row: RowStyle,
+        out: &mut Vec<u8>,
+    ) {
+        let ws = ws.downcast_mut::<M::Workspace>().expect(TYPE_MISMATCH);
+        let batch = batch.downcast_mut::<Vec<M::Stats>>().expect(TYPE_MISMATCH);
+        let stats = self.segment_stats(segment, ws);
+        match row {
+            RowStyle::None => {}
+            RowStyle::Text(width) => self.write_sentence_text(&stats, width, out),
+            RowStyle::Json => self.write_sentence_json(&stats, out),
+        }
+        batch.push(stats);
+    }
+
+    fn new_totals(&self) -> Box<dyn Any + Send> {
+        Box::new(Metric::new_totals(self))
+    }
+
+    fn accumulate(&self, totals: &mut (dyn Any + Send), batch: &(dyn Any + Send), index: usize) {
+        let totals = totals.downcast_mut::<M::Totals>().expect(TYPE_MISMATCH);
+        let batch = batch.downcast_ref::<Vec<M::Stats>>().expect(TYPE_MISMATCH);
+        self.add(totals, &batch[index]);
+    }
+
+    fn report(&self, totals: &(dyn Any + Send), width: usize) -> MetricReport {
+        let totals = totals.downcast_ref::<M::Totals>().expect(TYPE_MISMATCH);
+        Metric::report(self, totals, width)
+    }
+}
+
+/// Settings of every metric, as given on the command line.
+#[derive(Clone, Debug)]
+pub struct MetricOptions {
+    /// BLEU settings (sacreBLEU family).
+    pub bleu: bleu::BleuConfig,
+}
+
+/// Names accepted by `--metrics`.
+pub const METRIC_NAMES: [&str; 1] = ["bleu"];
+
+/// Builds the metrics named in `names`, in the order given.
+pub fn build(names: &[String], options: &MetricOptions) -> Result<Vec<Box<dyn DynMetric>>, String> {
+    let mut metrics: Vec<Box<dyn DynMetric>> = Vec::new();
+    for name in names {
+        let metric: Box<dyn DynMetric> = match name.as_str() {
+            "bleu" => Box::new(bleu::Bleu::new(options.bleu.clone())),
+            other => {
+                return Err(format!(
+                    "unknown metric '{other}' (available: {})",
+                    METRIC_NAMES.join(", ")
+                ))
+            }
+        };
+        if metrics.iter().any(|m| m.key() == metric.key()) {
+            return Err(format!("metric '{name}' given twice"));
+        }
+        metrics.push(metric);
+    }
+    if metrics.is_empty() {
+        return Err("no metric selected".to_owned());
+    }
+    Ok(metrics)
+}
+
+/// Writes `x` as a JSON number at full (shortest round-trip) precision; NaN and infinities,
+/// which JSON cannot carry, become `null`.
+pub fn write_json_f64(out: &mut Vec<u8>, x: f64) {
+    serde_json::to_writer(&mut *out, &x).expect("writing to a Vec cannot fail");
+}

@@ -1,0 +1,176 @@
+//! Exact n-gram identities for one segment, without allocating per n-gram.
+//!
+//! Every distinct token of the segment (hypothesis and references together) gets a small integer
+//! id; every distinct n-gram of order n ≥ 2 gets an id interned from the pair
+//! (id of its (n−1)-gram prefix, id of its last token). Two n-grams get the same id exactly when
+//! they are equal token tuples — no hashing of whole n-grams, hence no collision risk — and
+//! counting becomes indexing into dense arrays. All ids of a segment share one space, so one array
+//! holds the counts of every order.
+
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
+use std::hash::BuildHasher;
+
+use crate::tokenize::Tokens;
+
+/// Interns the tokens and n-grams of one segment. Reused across segments (call [`clear`]).
+///
+/// [`clear`]: NgramIndex::clear
+#[derive(Default)]
+pub struct NgramIndex {
+    hasher: FxBuildHasher,
+    /// `(token id, slot)` by token text; the text of a slot is `arena[starts[slot]..starts[slot + 1]]`.
+    /// (Token ids are not contiguous: n-grams take ids from the same counter.)
+    tokens: HashTable<(u32, u32)>,
+    arena: String,
+    starts: Vec<usize>,
+    /// N-gram id by `(prefix id << 32) | last token id`.
+    pairs: FxHashMap<u64, u32>,
+    next_id: u32,
+}
+
+impl NgramIndex {
+    /// Forgets every id, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.tokens.clear();
+        self.arena.clear();
+        self.starts.clear();
+        self.starts.push(0);
+        self.pairs.clear();
+        self.next_id = 0;
+    }
+
+    /// Number of ids handed out so far; every id is below this.
+    pub fn num_ids(&self) -> usize {
+        self.next_id as usize
+    }
+
+    fn token_id(&mut self, token: &str) -> u32 {
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        let hash = self.hasher.hash_one(token);
+        let (arena, starts) = (&self.arena, &self.starts);
+        let text = |slot: u32| &arena[starts[slot as usize]..starts[slot as usize + 1]];
+        if let Some(&(id, _)) = self.tokens.find(hash, |&(_, slot)| text(slot) == token) {
+            return id;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let slot = u32::try_from(self.starts.len() - 1).expect("fewer than 2^32 tokens");
+        self.arena.push_str(token);
+        self.starts.push(self.arena.len());
+        let (arena, starts, hasher) = (&self.arena, &self.starts, &self.hasher);
+        self.tokens.insert_unique(hash, (id, slot), |&(_, slot)| {
+            hasher.hash_one(&arena[starts[slot as usize]..starts[slot as usize + 1]])
+        });
+        id
+    }
+
+    /// Computes the ids of all n-grams of orders `1..=max_order` of `tokens` into `out`.
+    pub fn index(&mut self, tokens: &Tokens, max_order: usize, out: &mut NgramIds) {
+        out.clear();
+        for token in tokens.iter() {
+            let id = self.token_id(token);
+            out.ids.push(id);
+        }
+        out.ends.push(out.ids.len());
+        let len = tokens.len();
+        for n in 2..=max_order {
+            if n > len {
+                out.ends.push(out.ids.len());
+                continue;
+            }
+            // Order n − 1 starts where order n − 2 ends.
+            let prev_start = if n == 2 { 0 } else { out.ends[n - 3] };
+            for i in 0..=len - n {
+                let prefix = out.ids[prev_start + i];
+                let last = out.ids[i + n - 1];
+                let key = (u64::from(prefix) << 32) | u64::from(last);
+                let next_id = &mut self.next_id;
+                let id = *self.pairs.entry(key).or_insert_with(|| {
+                    let id = *next_id;
+                    *next_id += 1;
+                    id
+                });
+                out.ids.push(id);
+            }
+            out.ends.push(out.ids.len());
+        }
+    }
+}
+
+/// The n-gram ids of one token sequence, grouped by order.
+#[derive(Default, Clone, Debug)]
+pub struct NgramIds {
+    ids: Vec<u32>,
+    /// `ends[n - 1]` is the end of order `n` in `ids`.
+    ends: Vec<usize>,
+}
+
+impl NgramIds {
+    fn clear(&mut self) {
+        self.ids.clear();
+        self.ends.clear();
+    }
+
+    /// Highest order indexed.
+    pub fn max_order(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Ids of the n-grams of order `n` (1-based), in sequence order.
+    pub fn order(&self, n: usize) -> &[u32] {
+        let start = if n == 1 { 0 } else { self.ends[n - 2] };
+        &self.ids[start..self.ends[n - 1]]
+    }
+
+    /// Ids of all orders.
+    pub fn all(&self) -> &[u32] {
+        &self.ids
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(s: &str) -> Tokens {
+        let mut t = Tokens::default();
+        t.extend_split(s);
+        t
+    }
+
+    #[test]
+    fn equal_ngrams_get_equal_ids_across_sequences() {
+        let mut index = NgramIndex::default();
+        index.clear();
+        let (mut a, mut b) = (NgramIds::default(), NgramIds::default());
+        index.index(&tokens("the cat the cat sat"), 3, &mut a);
+        index.index(&tokens("a the cat sat"), 3, &mut b);
+        assert_eq!(a.order(1).len(), 5);
+        assert_eq!(a.order(2).len(), 4);
+        assert_eq!(a.order(3).len(), 3);
+        // "the cat" occurs twice in a and once in b.
+        assert_eq!(a.order(2)[0], a.order(2)[2]);
+        assert_eq!(a.order(2)[0], b.order(2)[1]);
+        // "the cat sat" is shared, "cat the cat" is not.
+        assert_eq!(a.order(3)[2], b.order(3)[1]);
+        assert_ne!(a.order(3)[1], b.order(3)[0]);
+        // Orders never share ids.
+        assert!(!a.order(1).contains(&a.order(2)[0]));
+    }
+
+    #[test]
+    fn short_sequences_have_empty_high_orders() {
+        let mut index = NgramIndex::default();
+        let mut ids = NgramIds::default();
+        index.clear();
+        index.index(&tokens("one"), 4, &mut ids);
+        assert_eq!(ids.max_order(), 4);
+        assert_eq!(ids.order(1).len(), 1);
+        assert!(ids.order(2).is_empty() && ids.order(4).is_empty());
+        index.index(&tokens(""), 4, &mut ids);
+        assert!(ids.all().is_empty());
+    }
+}

@@ -1,0 +1,66 @@
+//! JSON Lines output: `segment`, `error` and `corpus` records (SPEC §4). Scores are written at
+//! full precision (shortest round-trip form of the f64), in the reference tool's scale.
+
+use serde_json::{Map, Value};
+
+use super::CorpusReport;
+use crate::input::Segment;
+
+/// `{"type":"segment","line":N[,"id":…]` — the metrics follow, then `}`.
+pub fn begin_segment(line: u64, segment: &Segment<'_>, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"type\":\"segment\",\"line\":");
+    out.extend_from_slice(line.to_string().as_bytes());
+    if let Some(id) = segment.id {
+        out.extend_from_slice(b",\"id\":");
+        out.extend_from_slice(id.get().as_bytes());
+    }
+}
+
+/// `,"bleu":` — the metric's object follows.
+pub fn metric_key(key: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(b"\":");
+}
+
+/// `{"type":"error","line":N,"message":"…"}`.
+pub fn error_record(line: u64, message: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"type\":\"error\",\"line\":");
+    out.extend_from_slice(line.to_string().as_bytes());
+    out.extend_from_slice(b",\"message\":");
+    serde_json::to_writer(&mut *out, message).expect("writing to a Vec cannot fail");
+    out.extend_from_slice(b"}\n");
+}
+
+/// `{"type":"corpus","final":…,"segments":…,"bad_lines":…,"<metric>":{…},…,"tool":"bleu-stream X"}`.
+pub fn corpus_record(report: &CorpusReport, out: &mut Vec<u8>) {
+    let mut obj = Map::new();
+    obj.insert("type".into(), Value::from("corpus"));
+    obj.insert("final".into(), Value::from(report.is_final));
+    obj.insert("segments".into(), Value::from(report.segments));
+    obj.insert("bad_lines".into(), Value::from(report.bad_lines));
+    for m in &report.metrics {
+        obj.insert(m.key.to_owned(), Value::Object(m.fields.clone()));
+    }
+    obj.insert(
+        "tool".into(),
+        Value::from(concat!("bleu-stream ", env!("CARGO_PKG_VERSION"))),
+    );
+    serde_json::to_writer(&mut *out, &obj).expect("writing to a Vec cannot fail");
+    out.push(b'\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_records_escape_messages() {
+        let mut out = Vec::new();
+        error_record(7, "bad \"x\"\t", &mut out);
+        assert_eq!(
+            out,
+            b"{\"type\":\"error\",\"line\":7,\"message\":\"bad \\\"x\\\"\\t\"}\n"
+        );
+    }
+}

@@ -1,0 +1,150 @@
+//! Output: how rows and corpus reports look ([`text`], [`jsonl`]) and where they go ([`Sink`]).
+//!
+//! Rows are rendered by the workers (in parallel) into byte buffers; the merger only copies them
+//! out in order, interleaving reports at the exact segment where they are due.
+
+pub mod jsonl;
+pub mod text;
+
+use std::io::{self, Write};
+
+use crate::input::Segment;
+use crate::metric::{DynMetric, MetricReport, RowStyle};
+
+/// `--format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Tab-separated scores per row; reports in sacreBLEU's text form.
+    Text,
+    /// One JSON object per line for rows, errors and reports.
+    Jsonl,
+}
+
+/// What is written: rows and reports, the final score(s) only, or the final report only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// One row per input line on stdout; reports on stderr (text) or stdout (JSONL).
+    Rows,
+    /// `-b`: only the final corpus score of each metric, one per line, on stdout.
+    ScoreOnly,
+    /// `--corpus-only`: no rows; the final report on stdout.
+    CorpusOnly,
+}
+
+/// A corpus report: every metric's score over the segments read so far.
+#[derive(Clone, Debug)]
+pub struct CorpusReport {
+    /// True for the report written at the end of the input.
+    pub is_final: bool,
+    /// Segments scored (bad lines excluded).
+    pub segments: u64,
+    /// Bad lines seen (excluded from the totals).
+    pub bad_lines: u64,
+    /// One report per metric, in `--metrics` order.
+    pub metrics: Vec<MetricReport>,
+}
+
+/// Renders rows for the workers.
+#[derive(Clone, Copy, Debug)]
+pub struct RowWriter {
+    pub format: Format,
+    pub mode: Mode,
+    /// Decimals of text scores.
+    pub width: usize,
+}
+
+impl RowWriter {
+    fn style(&self) -> RowStyle {
+        match (self.mode, self.format) {
+            (Mode::ScoreOnly | Mode::CorpusOnly, _) => RowStyle::None,
+            (Mode::Rows, Format::Text) => RowStyle::Text(self.width),
+            (Mode::Rows, Format::Jsonl) => RowStyle::Json,
+        }
+    }
+
+    /// Scores `segment` with every metric — each appends its statistics to its `stats` batch —
+    /// and appends the row (if rows are written) to `out`.
+    pub fn segment(
+        &self,
+        line: u64,
+        segment: &Segment<'_>,
+        metrics: &[Box<dyn DynMetric>],
+        workspaces: &mut [Box<dyn std::any::Any + Send>],
+        stats: &mut [Box<dyn std::any::Any + Send>],
+        out: &mut Vec<u8>,
+    ) {
+        let style = self.style();
+        let each = metrics.iter().zip(workspaces).zip(stats);
+        match style {
+            RowStyle::None => {
+                for ((m, ws), st) in each {
+                    m.score(segment, ws.as_mut(), st.as_mut(), style, out);
+                }
+            }
+            RowStyle::Text(_) => {
+                for (i, ((m, ws), st)) in each.enumerate() {
+                    if i > 0 {
+                        out.push(b'\t');
+                    }
+                    m.score(segment, ws.as_mut(), st.as_mut(), style, out);
+                }
+                out.push(b'\n');
+            }
+            RowStyle::Json => {
+                jsonl::begin_segment(line, segment, out);
+                for ((m, ws), st) in each {
+                    jsonl::metric_key(m.key(), out);
+                    m.score(segment, ws.as_mut(), st.as_mut(), style, out);
+                }
+                out.extend_from_slice(b"}\n");
+            }
+        }
+    }
+
+    /// Appends the row of a bad line: empty score fields (text), an error record (JSONL).
+    pub fn bad_line(&self, line: u64, message: &str, metrics: usize, out: &mut Vec<u8>) {
+        match self.style() {
+            RowStyle::None => {}
+            RowStyle::Text(_) => text::bad_row(metrics, out),
+            RowStyle::Json => jsonl::error_record(line, message, out),
+        }
+    }
+}
+
+/// Where the merger writes: stdout (rows, JSONL, `-b`, `--corpus-only`) and stderr (text
+/// reports, diagnostics).
+pub struct Sink<W: Write> {
+    pub out: W,
+    pub format: Format,
+    pub mode: Mode,
+    pub width: usize,
+    /// Flush after every batch of rows (terminal or `--line-buffered`).
+    pub line_buffered: bool,
+}
+
+impl<W: Write> Sink<W> {
+    /// Writes a report where it belongs for the mode and format.
+    pub fn report(&mut self, report: &CorpusReport) -> io::Result<()> {
+        match (self.mode, self.format, report.is_final) {
+            (Mode::ScoreOnly, _, true) => {
+                for m in &report.metrics {
+                    writeln!(self.out, "{:.*}", self.width, m.score)?;
+                }
+                Ok(())
+            }
+            (_, Format::Jsonl, _) => {
+                let mut buf = Vec::new();
+                jsonl::corpus_record(report, &mut buf);
+                self.out.write_all(&buf)
+            }
+            (Mode::CorpusOnly, Format::Text, true) => {
+                self.out.write_all(text::report(report).as_bytes())
+            }
+            (_, Format::Text, _) => {
+                // Text reports never mix with rows on stdout.
+                self.out.flush()?;
+                io::stderr().write_all(text::report(report).as_bytes())
+            }
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! The pipeline of the design card: a **reader** thread frames input into batches, **worker**
+//! threads compute per-segment statistics and render rows, and the **merger** (the calling
+//! thread) restores input order, writes rows, keeps the running corpus totals and writes reports.
+//!
+//! Output is byte-identical for every number of threads: workers only ever produce per-batch
+//! results, and everything order-dependent (rows, totals, reports) happens in the merger in batch
+//! sequence order. Channels are bounded, so a slow consumer of stdout slows the reader down
+//! instead of growing buffers: memory stays constant on endless input.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::thread;
+
+use crossbeam_channel::{bounded, Receiver, Sender, TryRecvError};
+
+use crate::input::reader::{self, Batch, Plan};
+use crate::input::{frame, Utf8Policy};
+use crate::metric::DynMetric;
+use crate::output::{CorpusReport, Format, RowWriter, Sink};
+
+/// `--on-error`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnError {
+    /// Diagnostic on stderr, empty row, excluded from the totals.
+    Warn,
+    /// Empty row, excluded from the totals, no diagnostic.
+    Skip,
+    /// Diagnostic, then stop: final report over the lines before, exit status 2.
+    Fail,
+}
+
+/// Pipeline settings.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub threads: usize,
+    pub utf8: Utf8Policy,
+    pub rows: RowWriter,
+    pub on_error: OnError,
+    /// A running corpus report every this many input lines.
+    pub every: Option<u64>,
+}
+
+/// How a run ended.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The final report (also written to the sink).
+    pub report: CorpusReport,
+    /// The input failed (read error, streams of different length): the message.
+    pub input_error: Option<String>,
+    /// `--on-error fail` stopped the run at a bad line.
+    pub failed_on_bad_line: bool,
+}
+
+/// What a worker hands the merger for one batch.
+struct Done {
+    seq: u64,
+    first_line: u64,
+    /// Rendered rows of every record, back to back; record `i` ends at `row_ends[i]`.
+    rows: Vec<u8>,
+    row_ends: Vec<usize>,
+    /// Bad records: index in the batch and message, in order.
+    bad: Vec<(usize, String)>,
+    /// Per metric: the statistics of the batch's good records, in order.
+    stats: Vec<Box<dyn Any + Send>>,
+    fatal: Option<String>,
+}
+
+/// Runs the pipeline over `plan`, writing to `sink`. Returns when the input is exhausted, has
+/// failed, or output can no longer be written (the `io::Error` then).
+pub fn run<W: Write>(
+    plan: Plan,
+    metrics: &[Box<dyn DynMetric>],
+    settings: &Settings,
+    sink: &mut Sink<W>,
+) -> io::Result<Outcome> {
+    let threads = settings.threads.max(1);
+    let (batch_tx, batch_rx) = bounded::<Batch>(threads * 2);
+    let (done_tx, done_rx) = bounded::<Done>(threads * 2);
+    // The reader is not joined: after an early stop it may sit in a blocking read of a live
+    // stdin, which must not keep the process alive. It ends when its channel is closed.
+    thread::Builder::new()
+        .name("reader".into())
+        .spawn(move || reader::run(plan, batch_tx))?;
+    thread::scope(|scope| {
+        for i in 0..threads {
+            let (rx, tx) = (batch_rx.clone(), done_tx.clone());
+            thread::Builder::new()
+                .name(format!("worker-{i}"))
+                .spawn_scoped(scope, move || work(metrics, settings, rx, tx))
+                .expect("spawning a worker thread");
+        }
+        drop((batch_rx, done_tx));
+        let mut merger = Merger::new(metrics, settings);
+        let result = merger.merge(done_rx, sink);
+        result.and_then(|()| merger.finish(sink))
+    })
+}
+
+fn work(
+    metrics: &[Box<dyn DynMetric>],
+    settings: &Settings,
+    rx: Receiver<Batch>,
+    tx: Sender<Done>,
+) {
+    let mut workspaces: Vec<_> = metrics.iter().map(|m| m.new_workspace()).collect();
+    for mut batch in rx {
+        let n = batch.len();
+        let framing = batch.framing.expect("the reader sets the framing");
+        let mut done = Done {
+            seq: batch.seq,
+            first_line: batch.first_line,
+            rows: Vec::new(),
+            row_ends: Vec::with_capacity(n),
+            bad: Vec::new(),
+            stats: metrics.iter().map(|m| m.new_batch(n)).collect(),
+            fatal: batch.fatal.take(),
+        };
+        let mut fields = Vec::new();
+        for i in 0..n {
+            let line = batch.first_line + i as u64;
+            batch.fields(i, &mut fields);
+            match frame(framing, &fields, settings.utf8) {
+                Ok(segment) => settings.rows.segment(
+                    line,
+                    &segment,
+                    metrics,
+                    &mut workspaces,
+                    &mut done.stats,
+                    &mut done.rows,
+                ),
+                Err(message) => {
+                    settings
+                        .rows
+                        .bad_line(line, &message, metrics.len(), &mut done.rows);
+                    done.bad.push((i, message));
+                }
+            }
+            done.row_ends.push(done.rows.len());
+        }
+        if tx.send(done).is_err() {
+            return;
+        }
+    }
+}
+
+struct Merger<'a> {
+    metrics: &'a [Box<dyn DynMetric>],
+    settings: &'a Settings,
+    totals: Vec<Box<dyn Any + Send>>,
+    lines: u64,
+    segments: u64,
+    bad_lines: u64,
+    input_error: Option<String>,
+    failed_on_bad_line: bool,
+}
+
+impl<'a> Merger<'a> {
+    fn new(metrics: &'a [Box<dyn DynMetric>], settings: &'a Settings) -> Merger<'a> {
+        Merger {
+            metrics,
+            settings,
+            totals: metrics.iter().map(|m| m.new_totals()).collect(),
+            lines: 0,
+            segments: 0,
+            bad_lines: 0,
+            input_error: None,
+            failed_on_bad_line: false,
+        }
+    }
+
+    /// Receives batches, puts them in order and processes them until the input ends or stops.
+    fn merge<W: Write>(&mut self, rx: Receiver<Done>, sink: &mut Sink<W>) -> io::Result<()> {
+        let mut pending: BTreeMap<u64, Done> = BTreeMap::new();
+        let mut next = 0u64;
+        loop {
+            let done = match rx.try_recv() {
+                Ok(done) => done,
+                Err(TryRecvError::Empty) => {
+                    // Nothing more is ready: whatever was written must reach the reader now
+                    // (live input), so flush before blocking.
+                    sink.out.flush()?;
+                    match rx.recv() {
+                        Ok(done) => done,
+                        Err(_) => return Ok(()),
+                    }
+                }
+                Err(TryRecvError::Disconnected) => return Ok(()),
+            };
+            pending.insert(done.seq, done);
+            while let Some(done) = pending.remove(&next) {
+                next += 1;
+                if !self.process(done, sink)? {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Writes one batch's rows in order, accumulating statistics and writing due reports.
+    /// Returns false when the run must stop.
+    fn process<W: Write>(&mut self, done: Done, sink: &mut Sink<W>) -> io::Result<bool> {
+        let mut bad = done.bad.iter().peekable();
+        let mut good = 0usize;
+        let mut row_start = 0usize;
+        let write_rows = sink.mode == crate::output::Mode::Rows;
+        for (i, &row_end) in done.row_ends.iter().enumerate() {
+            let line = done.first_line + i as u64;
+            let row = &done.rows[row_start..row_end];
+            row_start = row_end;
+            if let Some((_, message)) = bad.next_if(|(b, _)| *b == i) {
+                self.bad_lines += 1;
+                match self.settings.on_error {
+                    OnError::Warn => warn(line, message),
+                    OnError::Skip => {}
+                    OnError::Fail => {
+                        eprintln!("bleu-stream: error: line {line}: {message}");
+                        if write_rows && sink.format == Format::Jsonl {
+                            sink.out.write_all(row)?;
+                        }
+                        self.failed_on_bad_line = true;
+                        return Ok(false);
+                    }
+                }
+            } else {
+                for (m, t) in self.metrics.iter().zip(&mut self.totals) {
+                    m.accumulate(t.as_mut(), done.stats_of(m, self.metrics), good);
+                }
+                good += 1;
+                self.segments += 1;
+            }
+            if write_rows {
+                sink.out.write_all(row)?;
+            }
+            self.lines += 1;
+            if let Some(every) = self.settings.every {
+                if self.lines % every == 0 {
+                    let report = self.report(false, sink.width);
+                    sink.report(&report)?;
+                }
+            }
+        }
+        if sink.line_buffered {
+            sink.out.flush()?;
+        }
+        if let Some(fatal) = done.fatal {
+            self.input_error = Some(fatal);
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn report(&self, is_final: bool, width: usize) -> CorpusReport {
+        CorpusReport {
+            is_final,
+            segments: self.segments,
+            bad_lines: self.bad_lines,
+            metrics: self
+                .metrics
+                .iter()
+                .zip(&self.totals)
+                .map(|(m, t)| m.report(t.as_ref(), width))
+                .collect(),
+        }
+    }
+
+    /// Writes the final report and says how the run ended.
+    fn finish<W: Write>(self, sink: &mut Sink<W>) -> io::Result<Outcome> {
+        let report = self.report(true, sink.width);
+        sink.report(&report)?;
+        sink.out.flush()?;
+        Ok(Outcome {
+            report,
+            input_error: self.input_error,
+            failed_on_bad_line: self.failed_on_bad_line,
+        })
+    }
+}
+
+impl Done {
+    /// The statistics batch of metric `m`.
+    fn stats_of(&self, m: &Box<dyn DynMetric>, metrics: &[Box<dyn DynMetric>]) -> &(dyn Any + Send) {
+        let i = metrics
+            .iter()
+            .position(|x| std::ptr::eq(x, m))
+            .expect("metric of this run");
+        self.stats[i].as_ref()
+    }
+}
+
+/// `bleu-stream: warning: line N: …` on stderr, in one write.
+fn warn(line: u64, message: &str) {
+    let text = format!("bleu-stream: warning: line {line}: {message}\n");
+    let _ = io::stderr().write_all(text.as_bytes());
+}
