@@ -28,7 +28,11 @@ pub fn main() -> ExitCode {
     let args = match Args::try_parse() {
         Ok(args) => args,
         Err(e) => {
-            let code = if e.use_stderr() { status::USAGE } else { status::OK };
+            let code = if e.use_stderr() {
+                status::USAGE
+            } else {
+                status::OK
+            };
             let _ = e.print();
             return ExitCode::from(code);
         }
@@ -106,7 +110,11 @@ fn open(config: &Config) -> Result<Plan, String> {
     };
     if config.ref_files.is_empty() {
         Ok(Plan::Lines {
-            sources: config.sources.iter().map(reader).collect::<Result<_, _>>()?,
+            sources: config
+                .sources
+                .iter()
+                .map(reader)
+                .collect::<Result<_, _>>()?,
             format: config.input,
             refs: config.nrefs,
         })

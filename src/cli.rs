@@ -12,7 +12,8 @@ use crate::output::{Format, Mode, RowWriter};
 use crate::pipeline::{OnError, Settings};
 use crate::tokenize::Tokenizer;
 
-const ABOUT: &str = "Fast, exact, streaming BLEU: sacreBLEU 2.6.0 numbers, bit for bit, line by line.";
+const ABOUT: &str =
+    "Fast, exact, streaming BLEU: sacreBLEU 2.6.0 numbers, bit for bit, line by line.";
 
 const LONG_ABOUT: &str = "\
 Fast, exact, streaming machine-translation metric scorer.
@@ -67,7 +68,13 @@ pub struct Args {
     pub nrefs: Option<u32>,
 
     /// Metrics to compute, comma-separated, in output column order.
-    #[arg(short, long, value_name = "LIST", value_delimiter = ',', default_value = "bleu")]
+    #[arg(
+        short,
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "bleu"
+    )]
     pub metrics: Vec<String>,
 
     /// BLEU tokenizer (sacreBLEU -tok): 13a, intl, zh, char or none.
@@ -203,7 +210,11 @@ impl Args {
         if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
             return Err("standard input ('-') can be read only once".to_owned());
         }
-        let ref_files: Vec<Source> = self.refs_files.iter().map(|f| Source::from_arg(f)).collect();
+        let ref_files: Vec<Source> = self
+            .refs_files
+            .iter()
+            .map(|f| Source::from_arg(f))
+            .collect();
         if !ref_files.is_empty() {
             if sources.len() > 1 {
                 return Err("with -r/--ref, give at most one hypothesis FILE".to_owned());
@@ -215,15 +226,19 @@ impl Args {
                 );
             }
             if matches!(self.input, InputArg::Jsonl) || self.nrefs.is_some() {
-                return Err("-r/--ref reads plain text lines: --input jsonl and --refs do not apply"
-                    .to_owned());
+                return Err(
+                    "-r/--ref reads plain text lines: --input jsonl and --refs do not apply"
+                        .to_owned(),
+                );
             }
         }
         let smooth_method = SmoothMethod::from_name(&self.smooth_method)
             .expect("clap only accepts known smoothing methods");
         if let Some(v) = self.smooth_value {
             if !v.is_finite() || v < 0.0 {
-                return Err(format!("--smooth-value must be a non-negative number, not {v}"));
+                return Err(format!(
+                    "--smooth-value must be a non-negative number, not {v}"
+                ));
             }
         }
         let (sentence_eff, corpus_eff) = match self.effective_order {

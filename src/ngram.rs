@@ -67,38 +67,72 @@ impl NgramIndex {
         id
     }
 
-    /// Computes the ids of all n-grams of orders `1..=max_order` of `tokens` into `out`.
+    /// Computes the ids of all n-grams of orders `1..=max_order` of `tokens` into `out`,
+    /// interning new ones.
     pub fn index(&mut self, tokens: &Tokens, max_order: usize, out: &mut NgramIds) {
+        self.ids(tokens, max_order, out, true);
+    }
+
+    /// Like [`index`](Self::index), but only looks n-grams up: one never interned gets
+    /// [`ABSENT`]. Used for hypotheses, whose n-grams can only match if a reference has them.
+    pub fn lookup(&mut self, tokens: &Tokens, max_order: usize, out: &mut NgramIds) {
+        self.ids(tokens, max_order, out, false);
+    }
+
+    fn ids(&mut self, tokens: &Tokens, max_order: usize, out: &mut NgramIds, intern: bool) {
         out.clear();
         for token in tokens.iter() {
-            let id = self.token_id(token);
+            let id = if intern {
+                self.token_id(token)
+            } else {
+                self.find_token(token)
+            };
             out.ids.push(id);
         }
         out.ends.push(out.ids.len());
         let len = tokens.len();
         for n in 2..=max_order {
-            if n > len {
-                out.ends.push(out.ids.len());
-                continue;
-            }
             // Order n − 1 starts where order n − 2 ends.
             let prev_start = if n == 2 { 0 } else { out.ends[n - 3] };
-            for i in 0..=len - n {
+            for i in 0..(len + 1).saturating_sub(n) {
                 let prefix = out.ids[prev_start + i];
                 let last = out.ids[i + n - 1];
-                let key = (u64::from(prefix) << 32) | u64::from(last);
-                let next_id = &mut self.next_id;
-                let id = *self.pairs.entry(key).or_insert_with(|| {
-                    let id = *next_id;
-                    *next_id += 1;
-                    id
-                });
+                let id = if prefix == ABSENT || last == ABSENT {
+                    ABSENT
+                } else {
+                    let key = (u64::from(prefix) << 32) | u64::from(last);
+                    if intern {
+                        let next_id = &mut self.next_id;
+                        *self.pairs.entry(key).or_insert_with(|| {
+                            let id = *next_id;
+                            *next_id += 1;
+                            id
+                        })
+                    } else {
+                        self.pairs.get(&key).copied().unwrap_or(ABSENT)
+                    }
+                };
                 out.ids.push(id);
             }
             out.ends.push(out.ids.len());
         }
     }
+
+    fn find_token(&self, token: &str) -> u32 {
+        if self.starts.is_empty() {
+            return ABSENT;
+        }
+        let hash = self.hasher.hash_one(token);
+        let (arena, starts) = (&self.arena, &self.starts);
+        let text = |slot: u32| &arena[starts[slot as usize]..starts[slot as usize + 1]];
+        self.tokens
+            .find(hash, |&(_, slot)| text(slot) == token)
+            .map_or(ABSENT, |&(id, _)| id)
+    }
 }
+
+/// The id [`NgramIndex::lookup`] gives an n-gram that was never interned.
+pub const ABSENT: u32 = u32::MAX;
 
 /// The n-gram ids of one token sequence, grouped by order.
 #[derive(Default, Clone, Debug)]
@@ -172,5 +206,28 @@ mod tests {
         assert!(ids.order(2).is_empty() && ids.order(4).is_empty());
         index.index(&tokens(""), 4, &mut ids);
         assert!(ids.all().is_empty());
+    }
+
+    #[test]
+    fn lookup_finds_interned_ngrams_only() {
+        let mut index = NgramIndex::default();
+        let (mut r, mut h) = (NgramIds::default(), NgramIds::default());
+        index.clear();
+        index.index(&tokens("a b c"), 3, &mut r);
+        let before = index.num_ids();
+        index.lookup(&tokens("x a b c b"), 3, &mut h);
+        assert_eq!(index.num_ids(), before, "lookup interns nothing");
+        assert_eq!(
+            h.order(1),
+            [
+                ABSENT,
+                r.order(1)[0],
+                r.order(1)[1],
+                r.order(1)[2],
+                r.order(1)[1]
+            ]
+        );
+        assert_eq!(h.order(2), [ABSENT, r.order(2)[0], r.order(2)[1], ABSENT]);
+        assert_eq!(h.order(3), [ABSENT, r.order(3)[0], ABSENT]);
     }
 }

@@ -223,8 +223,8 @@ impl<'a> Merger<'a> {
                     }
                 }
             } else {
-                for (m, t) in self.metrics.iter().zip(&mut self.totals) {
-                    m.accumulate(t.as_mut(), done.stats_of(m, self.metrics), good);
+                for ((m, t), stats) in self.metrics.iter().zip(&mut self.totals).zip(&done.stats) {
+                    m.accumulate(t.as_mut(), stats.as_ref(), good);
                 }
                 good += 1;
                 self.segments += 1;
@@ -274,17 +274,6 @@ impl<'a> Merger<'a> {
             input_error: self.input_error,
             failed_on_bad_line: self.failed_on_bad_line,
         })
-    }
-}
-
-impl Done {
-    /// The statistics batch of metric `m`.
-    fn stats_of(&self, m: &Box<dyn DynMetric>, metrics: &[Box<dyn DynMetric>]) -> &(dyn Any + Send) {
-        let i = metrics
-            .iter()
-            .position(|x| std::ptr::eq(x, m))
-            .expect("metric of this run");
-        self.stats[i].as_ref()
     }
 }
 

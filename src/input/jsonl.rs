@@ -94,13 +94,19 @@ mod tests {
 
     #[test]
     fn refs_ref_id_and_nulls() {
-        let seg = frame(br#"{"hyp":"h","refs":["a",null,""],"id":{"k":[1]}}"#, Utf8Policy::Error)
-            .unwrap();
+        let seg = frame(
+            br#"{"hyp":"h","refs":["a",null,""],"id":{"k":[1]}}"#,
+            Utf8Policy::Error,
+        )
+        .unwrap();
         assert_eq!(seg.hyp, "h");
         assert_eq!(seg.refs, ["a", ""]);
         assert_eq!(seg.id.unwrap().get(), r#"{"k":[1]}"#);
-        let seg = frame(br#"{"ref":"r","hyp":"h\tx\u00e9","src":"ignored"}"#, Utf8Policy::Error)
-            .unwrap();
+        let seg = frame(
+            br#"{"ref":"r","hyp":"h\tx\u00e9","src":"ignored"}"#,
+            Utf8Policy::Error,
+        )
+        .unwrap();
         assert_eq!((seg.hyp.as_ref(), seg.refs.len()), ("h\txé", 1));
     }
 
@@ -108,9 +114,15 @@ mod tests {
     fn bad_records() {
         let e = |s: &[u8]| frame(s, Utf8Policy::Error).unwrap_err();
         assert_eq!(e(br#"{"refs":["a"]}"#), "JSON object without \"hyp\"");
-        assert_eq!(e(br#"{"hyp":"h"}"#), "JSON object without \"refs\" or \"ref\"");
+        assert_eq!(
+            e(br#"{"hyp":"h"}"#),
+            "JSON object without \"refs\" or \"ref\""
+        );
         assert_eq!(e(br#"{"hyp":"h","refs":[]}"#), "\"refs\" is empty");
-        assert_eq!(e(br#"{"hyp":"h","refs":[null]}"#), "every reference is null");
+        assert_eq!(
+            e(br#"{"hyp":"h","refs":[null]}"#),
+            "every reference is null"
+        );
         assert!(e(br#"{"hyp":"h","refs":["a"#).starts_with("invalid JSON: EOF"));
         assert!(e(br#"{"hyp":1,"refs":["a"]}"#).starts_with("invalid JSON: invalid type"));
         assert!(e(b"").starts_with("empty line"));

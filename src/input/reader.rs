@@ -482,8 +482,12 @@ mod tests {
 
     #[test]
     fn batches_are_cut_when_full() {
-        let data: &'static [u8] =
-            Box::leak("x\ty\n".repeat(MAX_RECORDS * 2 + 5).into_bytes().into_boxed_slice());
+        let data: &'static [u8] = Box::leak(
+            "x\ty\n"
+                .repeat(MAX_RECORDS * 2 + 5)
+                .into_bytes()
+                .into_boxed_slice(),
+        );
         let batches = collect(Plan::Lines {
             sources: vec![reader(data)],
             format: InputFormat::Tsv,

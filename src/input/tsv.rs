@@ -28,8 +28,8 @@ pub fn frame(line: &[u8], refs: Option<usize>, utf8: Utf8Policy) -> Result<Segme
         _ => {}
     }
     let mut fields = line.split(|&b| b == b'\t');
-    let hyp = decode(fields.next().unwrap_or_default(), utf8)
-        .map_err(|e| format!("hypothesis: {e}"))?;
+    let hyp =
+        decode(fields.next().unwrap_or_default(), utf8).map_err(|e| format!("hypothesis: {e}"))?;
     let refs = fields
         .enumerate()
         .map(|(i, f)| decode(f, utf8).map_err(|e| format!("reference {}: {e}", i + 1)))
@@ -72,6 +72,9 @@ mod tests {
     #[test]
     fn invalid_utf8_names_the_field() {
         let err = frame(b"ok\t\xc3", None, Utf8Policy::Error).unwrap_err();
-        assert!(err.starts_with("reference 1: invalid UTF-8 at byte 1"), "{err}");
+        assert!(
+            err.starts_with("reference 1: invalid UTF-8 at byte 1"),
+            "{err}"
+        );
     }
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::{write_json_f64, Metric, MetricReport};
 use crate::input::Segment;
-use crate::ngram::{NgramIds, NgramIndex};
+use crate::ngram::{NgramIds, NgramIndex, ABSENT};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
 
 /// sacreBLEU version whose behaviour `bleu` reproduces (and prints in signatures).
@@ -211,11 +211,13 @@ impl Bleu {
         }
         let refs_tok = &ws.refs[..refs.len()];
 
+        // References are interned; the hypothesis is only looked up, since an n-gram no
+        // reference has can only add to the totals.
         ws.index.clear();
-        ws.index.index(&ws.hyp, n, &mut ws.hyp_ids);
         for (r, ids) in refs_tok.iter().zip(&mut ws.ref_ids) {
             ws.index.index(r, n, ids);
         }
+        ws.index.lookup(&ws.hyp, n, &mut ws.hyp_ids);
         let ids = ws.index.num_ids();
         if ws.count.len() < ids {
             ws.count.resize(ids, 0);
@@ -225,14 +227,20 @@ impl Bleu {
         let ref_ids = &ws.ref_ids[..refs.len()];
 
         // Reference counts: the maximum count of each n-gram over the references (not the sum).
-        for r in ref_ids {
-            for &g in r.all() {
-                count[g as usize] += 1;
+        if let [single] = ref_ids {
+            for &g in single.all() {
+                ref_max[g as usize] += 1;
             }
-            for &g in r.all() {
-                let c = std::mem::take(&mut count[g as usize]);
-                if c > ref_max[g as usize] {
-                    ref_max[g as usize] = c;
+        } else {
+            for r in ref_ids {
+                for &g in r.all() {
+                    count[g as usize] += 1;
+                }
+                for &g in r.all() {
+                    let c = std::mem::take(&mut count[g as usize]);
+                    if c > ref_max[g as usize] {
+                        ref_max[g as usize] = c;
+                    }
                 }
             }
         }
@@ -242,15 +250,20 @@ impl Bleu {
         stats[0] = hyp_len as u64;
         stats[1] = closest_ref_len(hyp_len, refs_tok.iter().map(Tokens::len)) as u64;
         for &g in ws.hyp_ids.all() {
-            count[g as usize] += 1;
+            if g != ABSENT {
+                count[g as usize] += 1;
+            }
         }
         for order in 1..=n {
             let grams = ws.hyp_ids.order(order);
             let mut matched = 0u64;
             for &g in grams {
-                // Each distinct n-gram is clipped once: its count is taken (zeroed) on first sight.
-                let c = std::mem::take(&mut count[g as usize]);
-                matched += u64::from(c.min(ref_max[g as usize]));
+                if g != ABSENT {
+                    // Each distinct n-gram is clipped once: its count is taken (zeroed) on
+                    // first sight.
+                    let c = std::mem::take(&mut count[g as usize]);
+                    matched += u64::from(c.min(ref_max[g as usize]));
+                }
             }
             stats[1 + order] = matched;
             stats[1 + n + order] = grams.len() as u64;
@@ -452,7 +465,12 @@ impl Metric for Bleu {
         fields.insert("totals".into(), counts_json(&s.totals));
         fields.insert(
             "precisions".into(),
-            Value::from(s.precisions.iter().map(|&p| Value::from(p)).collect::<Vec<_>>()),
+            Value::from(
+                s.precisions
+                    .iter()
+                    .map(|&p| Value::from(p))
+                    .collect::<Vec<_>>(),
+            ),
         );
         fields.insert("bp".into(), Value::from(s.bp));
         fields.insert("ratio".into(), Value::from(s.ratio()));

@@ -9,19 +9,31 @@ use crate::unicode::{is_number, is_punct, is_symbol};
 pub(super) fn tokenize<'s>(line: &str, scratch: &'s mut Buffers) -> &'s str {
     let (a, b) = (&mut scratch.a, &mut scratch.b);
     // 1. Punctuation preceded by a non-number: "x . " (both consumed, like re.sub).
-    scan2_chars(line, a, |x| !is_number(x), is_punct, |o, x, y| {
-        push(o, x);
-        o.push(b' ');
-        push(o, y);
-        o.push(b' ');
-    });
+    scan2_chars(
+        line,
+        a,
+        |x| !is_number(x),
+        is_punct,
+        |o, x, y| {
+            push(o, x);
+            o.push(b' ');
+            push(o, y);
+            o.push(b' ');
+        },
+    );
     // 2. Punctuation followed by a non-number: " . x".
-    scan2_chars(as_str(a), b, is_punct, |y| !is_number(y), |o, x, y| {
-        o.push(b' ');
-        push(o, x);
-        o.push(b' ');
-        push(o, y);
-    });
+    scan2_chars(
+        as_str(a),
+        b,
+        is_punct,
+        |y| !is_number(y),
+        |o, x, y| {
+            o.push(b' ');
+            push(o, x);
+            o.push(b' ');
+            push(o, y);
+        },
+    );
     // 3. Surround every symbol with spaces.
     a.clear();
     for c in as_str(b).chars() {

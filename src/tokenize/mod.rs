@@ -129,7 +129,8 @@ impl Tokens {
     /// Appends one token (must be non-empty and free of whitespace to mean anything).
     pub fn push(&mut self, token: &str) {
         self.text.push_str(token);
-        self.ends.push(u32::try_from(self.text.len()).expect("segment text over 4 GiB"));
+        self.ends
+            .push(u32::try_from(self.text.len()).expect("segment text over 4 GiB"));
     }
 
     /// Appends the tokens of Python's `s.split()`.
@@ -178,7 +179,10 @@ mod tests {
 
     #[test]
     fn lowercase_happens_before_entities() {
-        assert_eq!(Tokenizer::T13a.bleu_tokens("&QUOT;", false), ["&", "QUOT", ";"]);
+        assert_eq!(
+            Tokenizer::T13a.bleu_tokens("&QUOT;", false),
+            ["&", "QUOT", ";"]
+        );
         assert_eq!(Tokenizer::T13a.bleu_tokens("&QUOT;", true), ["\""]);
     }
 

@@ -13,45 +13,188 @@ const fn build_set() -> [bool; 256] {
     let mut set = [false; 256];
     let mut c = 0x20;
     while c <= 0x7e {
-        set[c] = matches!(c, 0x20..=0x26 | 0x28..=0x2b | 0x2f | 0x3a..=0x40 | 0x5b..=0x60 | 0x7b..=0x7e);
+        set[c] =
+            matches!(c, 0x20..=0x26 | 0x28..=0x2b | 0x2f | 0x3a..=0x40 | 0x5b..=0x60 | 0x7b..=0x7e);
         c += 1;
     }
     set
 }
 static SURROUND: [bool; 256] = build_set();
 
-/// Applies passes (a)–(d) to `s` and returns the result, which lives in `b` (`a` is scratch).
-/// The final `normalize` (whitespace split) is left to the caller, which splits into tokens.
-pub(super) fn post_tokenize<'b>(s: &str, a: &mut Vec<u8>, b: &'b mut Vec<u8>) -> &'b str {
-    // Pass (a): surround every character of the set with spaces.
-    a.clear();
-    a.reserve(s.len() + s.len() / 2);
-    for &c in s.as_bytes() {
-        if SURROUND[c as usize] {
-            a.extend_from_slice(&[b' ', c, b' ']);
-        } else {
-            a.push(c);
+/// Applies passes (a)–(d) to `s` and returns the result, written to `out`. The final
+/// `normalize` (whitespace split) is left to the caller, which splits into tokens.
+///
+/// The passes run as a chain of streaming transducers, each holding at most one pending byte:
+/// pass (a)'s output is fed byte by byte to pass (b), whose output feeds (c), then (d). This is
+/// exactly the composition of the four sequential `re.sub` calls — each stage sees the complete
+/// output of the previous one, in order — without materialising the intermediate strings.
+pub(super) fn post_tokenize<'o>(parts: &[&str], out: &'o mut Vec<u8>) -> &'o str {
+    out.clear();
+    out.reserve(parts.iter().map(|p| p.len() + p.len() / 2).sum());
+    let mut chain = Chain {
+        b: None,
+        c: None,
+        d: None,
+        out,
+    };
+    for part in parts {
+        let bytes = part.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if chain.settled() {
+                let run = bytes[i..].iter().take_while(|&&b| RUN[b as usize]).count();
+                if run > 0 {
+                    chain.inert_run(&bytes[i..i + run]);
+                    i += run;
+                    continue;
+                }
+            }
+            let byte = bytes[i];
+            if SURROUND[byte as usize] {
+                chain.pass_b(b' ');
+                chain.pass_b(byte);
+                chain.pass_b(b' ');
+            } else {
+                chain.pass_b(byte);
+            }
+            i += 1;
         }
     }
-    // Pass (b): a period or comma preceded by a non-digit: "x . " (the period/comma is consumed).
-    scan2(a, b, |x| !x.is_ascii_digit(), |y| matches!(y, b'.' | b','), |o, x, y| {
-        o.extend_from_slice(&[x, b' ', y, b' ']);
-    });
-    // Pass (c): a period or comma followed by a non-digit: " . x".
-    scan2(b, a, |x| matches!(x, b'.' | b','), |y| !y.is_ascii_digit(), |o, x, y| {
-        o.extend_from_slice(&[b' ', x, b' ', y]);
-    });
-    // Pass (d): a dash preceded by a digit: "5 - ".
-    scan2(a, b, |x| x.is_ascii_digit(), |y| y == b'-', |o, x, y| {
-        o.extend_from_slice(&[x, b' ', y, b' ']);
-    });
-    as_str(b)
+    chain.finish();
+    as_str(out)
 }
 
-/// `re.sub` with a two-character pattern `[first][second]`: scan left to right; on a match emit
-/// the replacement and continue after the second character, otherwise copy one byte.
-#[inline]
-pub(super) fn scan2(
+/// Bytes that can be fed through a settled chain in bulk: bytes that take part in no rule (not
+/// surrounded by pass (a), not a digit, `.`, `,` or `-`: letters, `'`, every byte of a
+/// multi-byte character) and the space, which pass (a) triples but which, like those, can be
+/// neither the first nor the second character of a match in passes (b)–(d) when pending before
+/// another such byte.
+const fn build_run() -> [bool; 256] {
+    let surround = build_set();
+    let mut run = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        run[c] = c == b' ' as usize
+            || (!surround[c] && !matches!(c as u8, b'0'..=b'9' | b'.' | b',' | b'-'));
+        c += 1;
+    }
+    run
+}
+static RUN: [bool; 256] = build_run();
+
+/// The pending byte of each stage: the candidate first character of its two-character pattern.
+struct Chain<'o> {
+    b: Option<u8>,
+    c: Option<u8>,
+    d: Option<u8>,
+    out: &'o mut Vec<u8>,
+}
+
+impl Chain<'_> {
+    /// True when no pending byte can take part in a match with a [`RUN`] byte that follows.
+    /// (A run byte pending in (b) can still meet a later `.`, which is why
+    /// [`inert_run`](Self::inert_run) keeps the last one pending there.)
+    #[inline(always)]
+    fn settled(&self) -> bool {
+        let quiet = |p: Option<u8>| p.is_none_or(|b| RUN[b as usize]);
+        quiet(self.b) && quiet(self.c) && quiet(self.d)
+    }
+
+    /// Feeds a run of [`RUN`] bytes through a settled chain. No stage can match (b needs a `.`
+    /// or `,` second, c a `.` or `,` first, d a digit first), so everything flows through in
+    /// order, spaces tripled by pass (a); bytes pending in (c) and (d) could only ever be passed
+    /// on unchanged, so they are written now, and only the last byte stays pending in (b).
+    #[inline]
+    fn inert_run(&mut self, run: &[u8]) {
+        let (&last, init) = run.split_last().expect("non-empty run");
+        for pending in [self.d.take(), self.c.take(), self.b.take()]
+            .into_iter()
+            .flatten()
+        {
+            self.out.push(pending);
+        }
+        for &byte in init {
+            if byte == b' ' {
+                self.out.extend_from_slice(b"   ");
+            } else {
+                self.out.push(byte);
+            }
+        }
+        if last == b' ' {
+            self.out.extend_from_slice(b"  ");
+        }
+        self.b = Some(last);
+    }
+
+    /// Pass (b): a period or comma preceded by a non-digit → "x . " (both consumed).
+    #[inline(always)]
+    fn pass_b(&mut self, y: u8) {
+        match self.b.take() {
+            None => self.b = Some(y),
+            Some(x) if !x.is_ascii_digit() && matches!(y, b'.' | b',') => {
+                self.pass_c(x);
+                self.pass_c(b' ');
+                self.pass_c(y);
+                self.pass_c(b' ');
+            }
+            Some(x) => {
+                self.pass_c(x);
+                self.b = Some(y);
+            }
+        }
+    }
+
+    /// Pass (c): a period or comma followed by a non-digit → " . x".
+    #[inline(always)]
+    fn pass_c(&mut self, y: u8) {
+        match self.c.take() {
+            None => self.c = Some(y),
+            Some(x) if matches!(x, b'.' | b',') && !y.is_ascii_digit() => {
+                self.pass_d(b' ');
+                self.pass_d(x);
+                self.pass_d(b' ');
+                self.pass_d(y);
+            }
+            Some(x) => {
+                self.pass_d(x);
+                self.c = Some(y);
+            }
+        }
+    }
+
+    /// Pass (d): a dash preceded by a digit → "5 - ".
+    #[inline(always)]
+    fn pass_d(&mut self, y: u8) {
+        match self.d.take() {
+            None => self.d = Some(y),
+            Some(x) if x.is_ascii_digit() && y == b'-' => {
+                self.out.extend_from_slice(&[x, b' ', y, b' ']);
+            }
+            Some(x) => {
+                self.out.push(x);
+                self.d = Some(y);
+            }
+        }
+    }
+
+    /// End of input: each stage releases its pending byte, in pipeline order.
+    fn finish(&mut self) {
+        if let Some(x) = self.b.take() {
+            self.pass_c(x);
+        }
+        if let Some(x) = self.c.take() {
+            self.pass_d(x);
+        }
+        if let Some(x) = self.d.take() {
+            self.out.push(x);
+        }
+    }
+}
+
+/// `re.sub` with a two-character pattern `[first][second]`, as a separate pass over a buffer:
+/// the reference form of one stage of [`post_tokenize`] (used to test the fused chain).
+#[cfg(test)]
+fn scan2(
     input: &[u8],
     out: &mut Vec<u8>,
     first: impl Fn(u8) -> bool,
@@ -59,7 +202,6 @@ pub(super) fn scan2(
     emit: impl Fn(&mut Vec<u8>, u8, u8),
 ) {
     out.clear();
-    out.reserve(input.len() + input.len() / 4);
     let mut i = 0;
     while i < input.len() {
         let x = input[i];
@@ -76,4 +218,83 @@ pub(super) fn scan2(
 /// The passes only insert ASCII spaces at character boundaries, so valid UTF-8 stays valid.
 pub(super) fn as_str(bytes: &[u8]) -> &str {
     std::str::from_utf8(bytes).expect("tokenizer passes keep UTF-8 valid")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The four passes literally, one buffer each (the shape of sacreBLEU's code).
+    fn sequential(s: &str) -> String {
+        let mut a = Vec::new();
+        for &c in s.as_bytes() {
+            if SURROUND[c as usize] {
+                a.extend_from_slice(&[b' ', c, b' ']);
+            } else {
+                a.push(c);
+            }
+        }
+        let mut b = Vec::new();
+        scan2(
+            &a,
+            &mut b,
+            |x| !x.is_ascii_digit(),
+            |y| matches!(y, b'.' | b','),
+            |o, x, y| o.extend_from_slice(&[x, b' ', y, b' ']),
+        );
+        scan2(
+            &b,
+            &mut a,
+            |x| matches!(x, b'.' | b','),
+            |y| !y.is_ascii_digit(),
+            |o, x, y| o.extend_from_slice(&[b' ', x, b' ', y]),
+        );
+        scan2(
+            &a,
+            &mut b,
+            |x| x.is_ascii_digit(),
+            |y| y == b'-',
+            |o, x, y| o.extend_from_slice(&[x, b' ', y, b' ']),
+        );
+        String::from_utf8(b).unwrap()
+    }
+
+    #[test]
+    fn fused_chain_equals_sequential_passes_exhaustively() {
+        // Every string of length ≤ 6 over the characters that take part in any rule.
+        let alphabet = ['1', '.', ',', '-', 'a', 'b', ' ', '$', 'é'];
+        let mut out = Vec::new();
+        let mut strings = vec![String::new()];
+        for _ in 0..6 {
+            let mut next = Vec::new();
+            for s in &strings {
+                for c in alphabet {
+                    let mut t = s.clone();
+                    t.push(c);
+                    assert_eq!(
+                        post_tokenize(&[&t], &mut out),
+                        sequential(&t),
+                        "input {t:?}"
+                    );
+                    next.push(t);
+                }
+            }
+            strings = next;
+        }
+    }
+
+    #[test]
+    fn documented_cases() {
+        let mut out = Vec::new();
+        let mut tokens = |s: &str| -> Vec<String> {
+            post_tokenize(&[s], &mut out)
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect()
+        };
+        assert_eq!(tokens(" 1,000.5 "), ["1,000.5"]);
+        assert_eq!(tokens("x..y"), ["x", ".", ".", "y"]);
+        assert_eq!(tokens("5-6"), ["5", "-", "6"]);
+        assert_eq!(tokens("a-1"), ["a-1"]);
+    }
 }

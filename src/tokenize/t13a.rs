@@ -5,18 +5,16 @@ use super::Buffers;
 
 /// Returns the tokenized string (to be whitespace-split by the caller).
 pub(super) fn tokenize<'s>(line: &str, scratch: &'s mut Buffers) -> &'s str {
-    let pad = &mut scratch.pad;
-    pad.clear();
-    // Step 4 pads with one space on each side (this is why a final "2019." splits in 13a).
-    pad.push(' ');
     // Steps 1–3 rarely apply: only pay for them when a trigger character is present.
-    if memchr::memchr3(b'<', b'\n', b'&', line.as_bytes()).is_some() {
-        pad.push_str(&cleanup(line));
+    let cleaned;
+    let line = if memchr::memchr3(b'<', b'\n', b'&', line.as_bytes()).is_some() {
+        cleaned = cleanup(line);
+        cleaned.as_str()
     } else {
-        pad.push_str(line);
-    }
-    pad.push(' ');
-    post_tokenize(&scratch.pad, &mut scratch.a, &mut scratch.b)
+        line
+    };
+    // Step 4 pads with one space on each side (this is why a final "2019." splits in 13a).
+    post_tokenize(&[" ", line, " "], &mut scratch.a)
 }
 
 /// Steps 1–3: drop `<skipped>`, join `-\n`, turn `\n` into spaces, and unescape four entities in

@@ -19,5 +19,5 @@ pub(super) fn tokenize<'s>(line: &str, scratch: &'s mut Buffers) -> &'s str {
             pad.push(c);
         }
     }
-    post_tokenize(&scratch.pad, &mut scratch.a, &mut scratch.b)
+    post_tokenize(&[&scratch.pad], &mut scratch.a)
 }
