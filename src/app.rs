@@ -27,14 +27,17 @@ pub mod status {
 pub fn main() -> ExitCode {
     let args = match Args::try_parse() {
         Ok(args) => args,
+        Err(e) if e.use_stderr() => {
+            // Usage errors carry the tool's prefix like every other error: `bleu-stream: error:`.
+            let text = e.render().to_string();
+            let text = text.strip_prefix("error: ").unwrap_or(&text);
+            eprint!("bleu-stream: error: {text}");
+            return ExitCode::from(status::USAGE);
+        }
         Err(e) => {
-            let code = if e.use_stderr() {
-                status::USAGE
-            } else {
-                status::OK
-            };
+            // --help and --version.
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::from(status::OK);
         }
     };
     let config = match args.into_config() {
@@ -93,8 +96,9 @@ pub fn run(config: Config) -> u8 {
         if first.score < threshold {
             let _ = writeln!(
                 io::stderr(),
-                "bleu-stream: {} {} is below --fail-under {threshold}",
+                "bleu-stream: {} {:.*} is below --fail-under {threshold}",
                 first.name,
+                config.width,
                 first.score
             );
             return status::FAIL_UNDER;

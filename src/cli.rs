@@ -27,10 +27,10 @@ Note: unlike sacreBLEU, TABs on stdin separate the hypothesis from its reference
 
 const AFTER_HELP: &str = "\
 Examples:
-  paste hyp.txt ref.txt | bleu-stream                 sentence BLEU per line, corpus BLEU on stderr
-  paste hyp.txt ref.txt | bleu-stream -b              just the corpus score (Makefiles)
-  bleu-stream -r ref1.txt -r ref2.txt hyp.txt         parallel files, like `sacrebleu ref1 ref2 -i hyp`
-  tail -f decoder.log | bleu-stream --every 1000      running corpus score every 1000 lines
+  paste hyp ref | bleu-stream                  sentence BLEU per line, corpus BLEU on stderr
+  paste hyp ref1 ref2 | bleu-stream -b         just the corpus score (Makefiles)
+  bleu-stream -r ref1 -r ref2 hyp              parallel files, like `sacrebleu ref1 ref2 -i hyp`
+  tail -f decoder.log | bleu-stream --every 1000   running corpus score every 1000 lines
 
 Exit status: 0 success; 1 input or output failure (including streams of different length); \
 2 usage error, or a bad line with --on-error fail; 3 final score below --fail-under.

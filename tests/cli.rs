@@ -1,0 +1,550 @@
+//! Behaviour of the binary on the project's own small inputs: framing, output formats, bad
+//! lines, exit statuses, thread independence, live input and broken pipes. Runs on a fresh clone
+//! (no `../shared` needed).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::util::{parse_float_hex, BleuParams, Cmd, BIN};
+
+fn run(args: &[&str], stdin: &str) -> crate::util::Output {
+    Cmd::new().args(args).stdin(stdin.as_bytes().to_vec()).run()
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bleu-stream-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The final corpus record of a JSONL run.
+fn final_record(out: &crate::util::Output) -> Value {
+    let records = out.jsonl().expect("JSONL output");
+    let last = records.last().expect("a record").clone();
+    assert_eq!(last["type"], "corpus", "{last}");
+    assert_eq!(last["final"], true, "{last}");
+    last
+}
+
+const TSV: &str = "The cat sat on the mat.\tThe cat sat on the mat.\n\
+                   A dog barked loudly.\tThe dog barked.\n\
+                   It rains.\tIt is raining today.\n";
+
+#[test]
+fn one_row_per_line_and_final_report_on_stderr() {
+    let out = run(&[], TSV);
+    out.assert_success();
+    assert_eq!(out.stdout_str(), "100.00\n23.64\n17.80\n");
+    let err = out.stderr_str();
+    assert!(
+        err.contains("\nBLEU = 60.32 80.0/58.3/55.6/66.7 (BP = 0.936 ratio = 0.938 hyp_len = 15 ref_len = 16)\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "# BLEU signature: nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
+        ),
+        "{err}"
+    );
+    assert!(err.starts_with("# bleu-stream "), "{err}");
+}
+
+#[test]
+fn sacrebleu_sample_vectors_are_exact() {
+    // A sample of sacreBLEU 2.6.0's own outputs, kept in the repository (the full suite lives in
+    // conformance_sacrebleu and needs ../shared).
+    let text = std::fs::read_to_string("tests/data/sacrebleu_sample.jsonl").unwrap();
+    let mut checked = 0;
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let params = BleuParams::from_json(&v["params"]);
+        let hyps = v["hyps"].as_array().unwrap();
+        let refs = v["refs"].as_array().unwrap();
+        let mut input = String::new();
+        for (i, h) in hyps.iter().enumerate() {
+            let seg_refs: Vec<Value> = refs.iter().map(|stream| stream[i].clone()).collect();
+            input.push_str(&json!({"hyp": h, "refs": seg_refs}).to_string());
+            input.push('\n');
+        }
+        let mut args = params.cli_args();
+        args.extend(["--input", "jsonl", "-f", "jsonl", "--corpus-only"].map(String::from));
+        let sentence = v["level"] == "sentence";
+        if sentence {
+            args.retain(|a| a != "--corpus-only");
+        }
+        let out = Cmd::new().args(&args).stdin(input).run();
+        out.assert_success();
+        let records = out.jsonl().unwrap();
+        let got = if sentence {
+            records[0]["bleu"].clone()
+        } else {
+            final_record(&out)["bleu"].clone()
+        };
+        let expected = &v["expected"];
+        let want = parse_float_hex(expected["score_hex"].as_str().unwrap()).unwrap();
+        let score = got["score"].as_f64().unwrap();
+        assert_eq!(
+            score.to_bits(),
+            want.to_bits(),
+            "{}: {score} != {want}",
+            v["id"]
+        );
+        for key in ["sys_len", "ref_len"] {
+            assert_eq!(got[key], expected[key], "{} {key}", v["id"]);
+        }
+        for key in ["counts", "totals"] {
+            let g: Vec<f64> = got[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect();
+            let e: Vec<f64> = expected[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect();
+            assert_eq!(g, e, "{} {key}", v["id"]);
+        }
+        if !sentence {
+            assert_eq!(got["text"], expected["formatted"], "{}", v["id"]);
+            assert_eq!(got["signature"], expected["signature"], "{}", v["id"]);
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 60);
+}
+
+#[test]
+fn several_references_and_empty_reference_fields() {
+    let out = run(&["-f", "jsonl"], "a b c d\t\ta b c d\n");
+    out.assert_success();
+    let recs = out.jsonl().unwrap();
+    assert_eq!(recs[0]["bleu"]["ref_len"], 4);
+    assert_eq!(
+        final_record(&out)["bleu"]["signature"],
+        "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
+    );
+    // An empty field is an empty reference: the closest length to an empty hypothesis.
+    let out = run(&["-f", "jsonl"], "\t\tx y\n");
+    assert_eq!(out.jsonl().unwrap()[0]["bleu"]["ref_len"], 0);
+}
+
+#[test]
+fn jsonl_input_ids_refs_and_null_references() {
+    let input = concat!(
+        "{\"id\": \"s1\", \"hyp\": \"a b c d\", \"refs\": [\"a b c d\", null]}\n",
+        "{\"hyp\": \"a b\", \"ref\": \"a b\", \"id\": [1, {\"x\": 2}]}\n",
+        "{\"hyp\": \"x\", \"refs\": [\"y\", \"z\"]}\n",
+    );
+    let out = run(&["-f", "jsonl"], input);
+    out.assert_success();
+    let recs = out.jsonl().unwrap();
+    assert_eq!(recs[0]["id"], "s1");
+    assert_eq!(recs[1]["id"], json!([1, {"x": 2}]));
+    assert!(recs[2].get("id").is_none());
+    assert_eq!(recs[0]["line"], 1);
+    assert_eq!(recs[2]["line"], 3);
+    // One segment had one reference, another two: sacreBLEU says nrefs:var.
+    let sig = final_record(&out)["bleu"]["signature"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(sig.starts_with("nrefs:var|"), "{sig}");
+}
+
+#[test]
+fn input_format_auto_detection_and_override() {
+    let jsonl = "\n{\"hyp\": \"a b\", \"ref\": \"a b\"}\n";
+    let out = run(&["-f", "jsonl"], jsonl);
+    let recs = out.jsonl().unwrap();
+    assert_eq!(recs[0]["type"], "error"); // the empty first line
+    assert_eq!(recs[1]["type"], "segment");
+    // Forced TSV: the JSON line has no TAB.
+    let out = run(&["-f", "jsonl", "--input", "tsv"], jsonl);
+    assert_eq!(out.jsonl().unwrap()[1]["type"], "error");
+}
+
+#[test]
+fn line_ends_cr_and_missing_final_newline() {
+    let out = run(&[], "a b c d\ta b c d\r\na b c d\ta b c x");
+    out.assert_success();
+    assert_eq!(out.stdout_str(), "100.00\n59.46\n");
+}
+
+#[test]
+fn parallel_reference_files() {
+    let dir = tempdir("parallel");
+    let (hyp, r1, r2) = (dir.join("hyp"), dir.join("r1"), dir.join("r2"));
+    std::fs::write(&hyp, "a b c d\ne f g h\n").unwrap();
+    std::fs::write(&r1, "a b c d\nx\n").unwrap();
+    std::fs::write(&r2, "z\ne f g h\n").unwrap();
+    let (h, a, b) = (
+        hyp.to_str().unwrap(),
+        r1.to_str().unwrap(),
+        r2.to_str().unwrap(),
+    );
+    let out = Cmd::new().args(["-r", a, "-r", b, h]).run();
+    out.assert_success();
+    assert_eq!(out.stdout_str(), "100.00\n100.00\n");
+    // Hypotheses on stdin; the same as TSV input.
+    let out2 = Cmd::new()
+        .args(["-r", a, "-r", b])
+        .stdin("a b c d\ne f g h\n")
+        .run();
+    assert_eq!(out2.stdout, out.stdout);
+    let tsv = run(&[], "a b c d\ta b c d\tz\ne f g h\tx\te f g h\n");
+    assert_eq!(tsv.stdout, out.stdout);
+    assert_eq!(tsv.stderr, out.stderr);
+    // Streams of different length: the rows that exist, then an error naming the shorter one.
+    std::fs::write(&r2, "z\n").unwrap();
+    let out = Cmd::new().args(["-r", a, "-r", b, h]).run();
+    assert_eq!(out.code, Some(1));
+    assert_eq!(out.stdout_str(), "100.00\n");
+    let err = out.stderr_str();
+    assert!(
+        err.contains(&format!(
+            "bleu-stream: error: streams have different lengths: {b} ended after line 1"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn score_only_corpus_only_width() {
+    let out = run(&["-b"], TSV);
+    assert_eq!(out.stdout_str(), "60.32\n");
+    assert!(out.stderr.is_empty());
+    let out = run(&["-b", "-w", "4"], TSV);
+    assert_eq!(out.stdout_str(), "60.3195\n");
+    let out = run(&["--corpus-only", "-w", "1"], TSV);
+    let text = out.stdout_str();
+    assert!(
+        text.contains("\nBLEU = 60.3 80.0/58.3/55.6/66.7 (BP = 0.936"),
+        "{text}"
+    );
+    assert!(out.stderr.is_empty());
+    let out = run(&["--corpus-only", "-f", "jsonl"], TSV);
+    let recs = out.jsonl().unwrap();
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0]["segments"], 3);
+    assert_eq!(recs[0]["bleu"]["counts"], json!([12, 7, 5, 4]));
+    // Bad combinations are usage errors with the tool's prefix.
+    let out = run(&["-b", "--corpus-only"], TSV);
+    assert_eq!(out.code, Some(2));
+    assert!(
+        out.stderr_str().starts_with("bleu-stream: error: "),
+        "{}",
+        out.stderr_str()
+    );
+}
+
+#[test]
+fn periodic_reports_every_n_lines() {
+    let input: String = (0..10).map(|i| format!("a b c {i}\ta b c {i}\n")).collect();
+    let out = run(&["-f", "jsonl", "--every", "4"], &input);
+    let recs = out.jsonl().unwrap();
+    let kinds: Vec<String> = recs
+        .iter()
+        .map(|r| match r["type"].as_str().unwrap() {
+            "corpus" => format!("c{}", r["segments"]),
+            t => t[..1].to_owned(),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["s", "s", "s", "s", "c4", "s", "s", "s", "s", "c8", "s", "s", "c10"]
+    );
+    assert_eq!(recs[4]["final"], false);
+    // Text mode: running reports go to stderr, rows stay clean.
+    let out = run(&["--every", "4"], &input);
+    assert_eq!(out.stdout_str().lines().count(), 10);
+    assert_eq!(out.stderr_str().matches("running report").count(), 2);
+    assert_eq!(out.stderr_str().matches("final report").count(), 1);
+}
+
+#[test]
+fn bad_lines_keep_rows_aligned_and_are_counted() {
+    let input = b"a b\ta b\nno tab\n\xff\tx\n{\"hyp\": 1}\nc d\tc d\n".to_vec();
+    let out = Cmd::new().stdin(input.clone()).run();
+    out.assert_success();
+    let rows: Vec<&str> = std::str::from_utf8(&out.stdout)
+        .unwrap()
+        .split('\n')
+        .collect();
+    assert_eq!(rows, ["100.00", "", "", "", "100.00", ""]);
+    let err = out.stderr_str();
+    assert!(
+        err.contains("bleu-stream: warning: line 2: no TAB"),
+        "{err}"
+    );
+    assert!(
+        err.contains("bleu-stream: warning: line 3: hypothesis: invalid UTF-8 at byte 1"),
+        "{err}"
+    );
+    assert!(
+        err.contains("bleu-stream: warning: line 4: no TAB"),
+        "{err}"
+    );
+    assert!(
+        err.contains("final report: 2 segments, 3 bad lines"),
+        "{err}"
+    );
+    // JSONL: error records in place of the rows.
+    let out = Cmd::new().args(["-f", "jsonl"]).stdin(input.clone()).run();
+    let recs = out.jsonl().unwrap();
+    let types: Vec<&str> = recs.iter().map(|r| r["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        ["segment", "error", "error", "error", "segment", "corpus"]
+    );
+    assert_eq!(recs[2]["line"], 3);
+    assert_eq!(recs[5]["bad_lines"], 3);
+    // skip: same rows, no diagnostics.
+    let out = Cmd::new()
+        .args(["--on-error", "skip", "-b"])
+        .stdin(input.clone())
+        .run();
+    assert!(out.stderr.is_empty(), "{}", out.stderr_str());
+    // fail: stop at the first bad line with status 2, final report over the lines before.
+    let out = Cmd::new()
+        .args(["--on-error", "fail"])
+        .stdin(input.clone())
+        .run();
+    assert_eq!(out.code, Some(2));
+    assert_eq!(out.stdout_str(), "100.00\n");
+    let err = out.stderr_str();
+    assert!(err.contains("bleu-stream: error: line 2: no TAB"), "{err}");
+    assert!(err.contains("final report: 1 segment, 1 bad line"), "{err}");
+    // lossy UTF-8 scores the line.
+    let out = Cmd::new()
+        .args(["--invalid-utf8", "lossy"])
+        .stdin(input)
+        .run();
+    assert!(
+        out.stdout_str().starts_with("100.00\n\n0.00\n"),
+        "{}",
+        out.stdout_str()
+    );
+}
+
+#[test]
+fn fixed_number_of_references() {
+    let out = run(&["--refs", "2"], "a\ta\ta\na\ta\n");
+    let err = out.stderr_str();
+    assert_eq!(out.stdout_str().lines().count(), 2);
+    assert!(
+        err.contains("line 2: 2 fields where --refs 2 expects 3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn fail_under_sets_exit_status_3() {
+    assert_eq!(run(&["-b", "--fail-under", "60.3"], TSV).code, Some(0));
+    let out = run(&["-b", "--fail-under", "60.4"], TSV);
+    assert_eq!(out.code, Some(3));
+    assert!(
+        out.stderr_str()
+            .contains("BLEU 60.32 is below --fail-under 60.4"),
+        "{}",
+        out.stderr_str()
+    );
+}
+
+#[test]
+fn usage_and_file_errors() {
+    let out = run(&["--tokenize", "nope"], "");
+    assert_eq!(out.code, Some(2));
+    assert!(out
+        .stderr_str()
+        .starts_with("bleu-stream: error: invalid value 'nope'"));
+    let out = run(&["--metrics", "bleu,nope"], "");
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr_str().contains("unknown metric 'nope'"));
+    let out = run(&["/nonexistent/file"], "");
+    assert_eq!(out.code, Some(1));
+    assert_eq!(
+        out.stderr_str(),
+        "bleu-stream: error: /nonexistent/file: No such file or directory\n"
+    );
+    let out = run(&["-", "-"], "");
+    assert_eq!(out.code, Some(2));
+    assert!(run(&["--help"], "").stdout_str().contains("--every <N>"));
+    assert!(run(&["-V"], "").stdout_str().starts_with("bleu-stream "));
+}
+
+/// A deterministic pseudo-random corpus with punctuation, numbers, CJK, empty fields and a
+/// varying number of references.
+fn generated_corpus(lines: usize) -> String {
+    let words = [
+        "the",
+        "cat",
+        "sat",
+        "on",
+        "mat",
+        ",",
+        ".",
+        "1,000.5",
+        "don't",
+        "5-6",
+        "“quoted”",
+        "猫",
+        "が",
+        "Σ",
+        "état",
+        "&amp;",
+        "<skipped>",
+        "x",
+        "(a)",
+        "!",
+        "2019.",
+        "",
+        "über",
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut out = String::new();
+    for _ in 0..lines {
+        let fields = 2 + next(3);
+        for f in 0..fields {
+            if f > 0 {
+                out.push('\t');
+            }
+            let len = next(30);
+            let sentence: Vec<&str> = (0..len).map(|_| words[next(words.len())]).collect();
+            out.push_str(&sentence.join(" "));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn output_is_identical_for_every_thread_count() {
+    let input = generated_corpus(20_000);
+    let reference = run(&["-f", "jsonl", "--every", "997", "-j", "1"], &input);
+    reference.assert_success();
+    assert_eq!(reference.jsonl().unwrap().len(), 20_000 + 20 + 1);
+    for threads in ["2", "3", "8"] {
+        let out = run(&["-f", "jsonl", "--every", "997", "-j", threads], &input);
+        assert!(
+            out.stdout == reference.stdout,
+            "stdout differs with -j {threads}"
+        );
+    }
+    let text1 = run(&["-j", "1"], &input);
+    let text4 = run(&["-j", "4"], &input);
+    assert_eq!(text1.stdout, text4.stdout);
+    assert_eq!(text1.stderr, text4.stderr);
+}
+
+#[test]
+fn corpus_score_equals_sum_of_segment_statistics() {
+    let input = generated_corpus(3_000);
+    let out = run(&["-f", "jsonl", "--effective-order", "no"], &input);
+    let recs = out.jsonl().unwrap();
+    let mut sums = [0u64; 10];
+    for r in &recs[..recs.len() - 1] {
+        let b = &r["bleu"];
+        sums[0] += b["sys_len"].as_u64().unwrap();
+        sums[1] += b["ref_len"].as_u64().unwrap();
+        for k in 0..4 {
+            sums[2 + k] += b["counts"][k].as_u64().unwrap();
+            sums[6 + k] += b["totals"][k].as_u64().unwrap();
+        }
+    }
+    let fin = &recs.last().unwrap()["bleu"];
+    assert_eq!(fin["sys_len"], sums[0]);
+    assert_eq!(fin["ref_len"], sums[1]);
+    assert_eq!(fin["counts"], json!(sums[2..6]));
+    assert_eq!(fin["totals"], json!(sums[6..10]));
+}
+
+#[test]
+fn live_input_gets_each_row_before_more_input_arrives() {
+    // A slow writer that never closes stdin until the end: every row must come back while the
+    // writer waits (not when a batch fills or stdin closes). Latencies are printed, not asserted.
+    let mut child = Command::new(BIN)
+        .args(["-j", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send((Instant::now(), line.unwrap())).is_err() {
+                break;
+            }
+        }
+    });
+    let mut delays = Vec::new();
+    for i in 0..20 {
+        let sent = Instant::now();
+        writeln!(stdin, "a b c {i}\ta b c {i}").unwrap();
+        stdin.flush().unwrap();
+        let (at, row) = rx
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("no row for line {} while the input stays open", i + 1));
+        assert_eq!(row, "100.00");
+        delays.push(at - sent);
+        thread::sleep(Duration::from_millis(20));
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    delays.sort();
+    eprintln!(
+        "live rows: median {:?}, max {:?}",
+        delays[delays.len() / 2],
+        delays.last().unwrap()
+    );
+}
+
+#[test]
+fn broken_pipe_exits_quietly() {
+    let input = generated_corpus(50_000);
+    let mut child = Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 4];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout); // like `| head -c 4`
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    let _ = writer.join();
+    assert_eq!(status.code(), Some(0), "stderr: {stderr}");
+    assert!(
+        !stderr.contains("error") && !stderr.contains("panic"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,5 @@
+mod util;
+
+mod cli;
+
+mod conformance_sacrebleu;
