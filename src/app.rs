@@ -1,6 +1,6 @@
 //! The program: parse arguments, open the inputs, run the pipeline, choose the exit status.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter};
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -8,7 +8,7 @@ use clap::Parser;
 use crate::cli::{Args, Config};
 use crate::input::reader::{io_message, LineReader, Plan};
 use crate::metric;
-use crate::output::Sink;
+use crate::output::{diagnostic, Sink};
 use crate::pipeline;
 
 /// Exit statuses (documented in the man page).
@@ -31,7 +31,7 @@ pub fn main() -> ExitCode {
             // Usage errors carry the tool's prefix like every other error: `bleu-stream: error:`.
             let text = e.render().to_string();
             let text = text.strip_prefix("error: ").unwrap_or(&text);
-            eprint!("bleu-stream: error: {text}");
+            diagnostic(&format!("error: {}", text.trim_end()));
             return ExitCode::from(status::USAGE);
         }
         Err(e) => {
@@ -48,7 +48,7 @@ pub fn main() -> ExitCode {
 }
 
 fn fail(code: u8, message: &str) -> ExitCode {
-    eprintln!("bleu-stream: error: {message}");
+    diagnostic(&format!("error: {message}"));
     ExitCode::from(code)
 }
 
@@ -57,14 +57,14 @@ pub fn run(config: Config) -> u8 {
     let metrics = match metric::build(&config.metric_names, &config.metric_options) {
         Ok(m) => m,
         Err(message) => {
-            eprintln!("bleu-stream: error: {message}");
+            diagnostic(&format!("error: {message}"));
             return status::USAGE;
         }
     };
     let plan = match open(&config) {
         Ok(plan) => plan,
         Err(message) => {
-            eprintln!("bleu-stream: error: {message}");
+            diagnostic(&format!("error: {message}"));
             return status::IO;
         }
     };
@@ -81,12 +81,12 @@ pub fn run(config: Config) -> u8 {
         // `| head -1`: the reader went away; that is not an error worth a word.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return status::OK,
         Err(e) => {
-            eprintln!("bleu-stream: error: writing output: {}", io_message(&e));
+            diagnostic(&format!("error: writing output: {}", io_message(&e)));
             return status::IO;
         }
     };
     if let Some(message) = &outcome.input_error {
-        eprintln!("bleu-stream: error: {message}");
+        diagnostic(&format!("error: {message}"));
         return status::IO;
     }
     if outcome.failed_on_bad_line {
@@ -94,13 +94,10 @@ pub fn run(config: Config) -> u8 {
     }
     if let (Some(threshold), Some(first)) = (config.fail_under, outcome.report.metrics.first()) {
         if first.score < threshold {
-            let _ = writeln!(
-                io::stderr(),
-                "bleu-stream: {} {:.*} is below --fail-under {threshold}",
-                first.name,
-                config.width,
-                first.score
-            );
+            diagnostic(&format!(
+                "{} {} is below --fail-under {threshold}",
+                first.name, first.score
+            ));
             return status::FAIL_UNDER;
         }
     }

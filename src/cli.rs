@@ -58,12 +58,13 @@ pub struct Args {
     #[arg(short = 'r', long = "ref", value_name = "FILE", action = ArgAction::Append)]
     pub refs_files: Vec<String>,
 
-    /// Input framing: `auto` picks jsonl when the first non-empty line starts with `{`.
-    #[arg(long, value_enum, default_value_t = InputArg::Auto, value_name = "FORMAT")]
-    pub input: InputArg,
+    /// Input framing [default: auto]: `auto` picks jsonl when the first line that is not blank
+    /// starts with `{` (after spaces), tsv otherwise.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input: Option<InputArg>,
 
-    /// Every TSV line must carry exactly N references (N+1 fields); other lines are bad lines.
-    /// Default: any number of references, at least one.
+    /// Every line must carry exactly N references (TSV: N+1 fields; JSONL: N entries in "refs");
+    /// other lines are bad lines. Default: any number of references, at least one.
     #[arg(long = "refs", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub nrefs: Option<u32>,
 
@@ -207,9 +208,6 @@ impl Args {
         if sources.is_empty() {
             sources.push(Source::Stdin);
         }
-        if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
-            return Err("standard input ('-') can be read only once".to_owned());
-        }
         let ref_files: Vec<Source> = self
             .refs_files
             .iter()
@@ -219,18 +217,21 @@ impl Args {
             if sources.len() > 1 {
                 return Err("with -r/--ref, give at most one hypothesis FILE".to_owned());
             }
-            if ref_files.contains(&Source::Stdin) && sources[0] == Source::Stdin {
-                return Err(
-                    "standard input cannot be both the hypothesis and a reference stream"
-                        .to_owned(),
-                );
+            if self.input.is_some() || self.nrefs.is_some() {
+                return Err("-r/--ref reads plain text lines, one per stream: \
+                            --input and --refs do not apply"
+                    .to_owned());
             }
-            if matches!(self.input, InputArg::Jsonl) || self.nrefs.is_some() {
-                return Err(
-                    "-r/--ref reads plain text lines: --input jsonl and --refs do not apply"
-                        .to_owned(),
-                );
-            }
+        }
+        let stdin_uses = sources
+            .iter()
+            .chain(&ref_files)
+            .filter(|s| **s == Source::Stdin);
+        if stdin_uses.count() > 1 {
+            return Err("standard input ('-') can be read only once".to_owned());
+        }
+        if self.fail_under.is_some_and(f64::is_nan) {
+            return Err("--fail-under needs a number".to_owned());
         }
         let smooth_method = SmoothMethod::from_name(&self.smooth_method)
             .expect("clap only accepts known smoothing methods");
@@ -281,7 +282,7 @@ impl Args {
         Ok(Config {
             sources,
             ref_files,
-            input: match self.input {
+            input: match self.input.unwrap_or(InputArg::Auto) {
                 InputArg::Auto => InputFormat::Auto,
                 InputArg::Tsv => InputFormat::Tsv,
                 InputArg::Jsonl => InputFormat::Jsonl,

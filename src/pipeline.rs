@@ -211,10 +211,12 @@ impl<'a> Merger<'a> {
             if let Some((_, message)) = bad.next_if(|(b, _)| *b == i) {
                 self.bad_lines += 1;
                 match self.settings.on_error {
-                    OnError::Warn => warn(line, message),
+                    OnError::Warn => {
+                        crate::output::diagnostic(&format!("warning: line {line}: {message}"))
+                    }
                     OnError::Skip => {}
                     OnError::Fail => {
-                        eprintln!("bleu-stream: error: line {line}: {message}");
+                        crate::output::diagnostic(&format!("error: line {line}: {message}"));
                         if write_rows && sink.format == Format::Jsonl {
                             sink.out.write_all(row)?;
                         }
@@ -275,10 +277,4 @@ impl<'a> Merger<'a> {
             failed_on_bad_line: self.failed_on_bad_line,
         })
     }
-}
-
-/// `bleu-stream: warning: line N: …` on stderr, in one write.
-fn warn(line: u64, message: &str) {
-    let text = format!("bleu-stream: warning: line {line}: {message}\n");
-    let _ = io::stderr().write_all(text.as_bytes());
 }

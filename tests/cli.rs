@@ -353,7 +353,7 @@ fn fail_under_sets_exit_status_3() {
     assert_eq!(out.code, Some(3));
     assert!(
         out.stderr_str()
-            .contains("BLEU 60.32 is below --fail-under 60.4"),
+            .contains("BLEU 60.319507752048615 is below --fail-under 60.4"),
         "{}",
         out.stderr_str()
     );
@@ -547,4 +547,79 @@ fn broken_pipe_exits_quietly() {
         !stderr.contains("error") && !stderr.contains("panic"),
         "{stderr}"
     );
+}
+
+#[test]
+fn regression_score_only_keeps_stdout_for_the_number() {
+    // -b with --every: running reports must not reach stdout (Makefile `$(shell …)` use).
+    let input: String = (0..6).map(|i| format!("a b c {i}\ta b c {i}\n")).collect();
+    for format in ["text", "jsonl"] {
+        let out = run(&["-b", "--every", "2", "-f", format], &input);
+        assert_eq!(out.stdout_str(), "100.00\n", "format {format}");
+        assert_eq!(out.stderr_str().matches("running report").count(), 3);
+    }
+}
+
+#[test]
+fn regression_stdin_only_once_across_all_streams() {
+    let out = run(&["-r", "-", "-r", "-", "hyp.txt"], "");
+    assert_eq!(out.code, Some(2));
+    assert!(out
+        .stderr_str()
+        .contains("standard input ('-') can be read only once"));
+    let out = run(&["-r", "ref.txt", "--input", "tsv"], "");
+    assert_eq!(out.code, Some(2));
+}
+
+#[test]
+fn regression_fail_under_rejects_nan_and_reports_full_precision() {
+    assert_eq!(run(&["-b", "--fail-under", "nan"], TSV).code, Some(2));
+    let out = run(&["-b", "--fail-under", "60.3196"], TSV);
+    assert_eq!(out.code, Some(3));
+    assert!(out
+        .stderr_str()
+        .contains("BLEU 60.319507752048615 is below --fail-under 60.3196"));
+}
+
+#[test]
+fn regression_closed_stderr_does_not_panic() {
+    let mut child = Command::new(BIN)
+        .args(["--on-error", "fail"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"a\ta\nbad\n")
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(2));
+}
+
+#[test]
+fn regression_smoothing_value_shown_only_where_sacrebleu_shows_it() {
+    let sig = |args: &[&str]| -> String {
+        let out = run(&[args, &["--corpus-only", "-f", "jsonl"]].concat(), TSV);
+        final_record(&out)["bleu"]["signature"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(sig(&["--smooth-value", "0.5"]).contains("|smooth:exp|"));
+    assert!(sig(&["-s", "floor", "--smooth-value", "0.5"]).contains("|smooth:floor[0.50]|"));
+    assert!(sig(&["-s", "add-k"]).contains("|smooth:add-k[1.00]|"));
+}
+
+#[test]
+fn jsonl_refs_count_is_checked_with_refs_option() {
+    let input = "{\"hyp\":\"a\",\"refs\":[\"a\",\"b\"]}\n{\"hyp\":\"a\",\"ref\":\"a\"}\n";
+    let out = run(&["--refs", "2"], input);
+    assert_eq!(out.stdout_str(), "100.00\n\n");
+    assert!(out
+        .stderr_str()
+        .contains("line 2: 1 references where --refs 2 expects 2"));
 }

@@ -24,19 +24,19 @@ struct Record<'a> {
     id: Option<&'a RawValue>,
 }
 
-pub fn frame(line: &[u8], utf8: Utf8Policy) -> Result<Segment<'_>, String> {
+pub fn frame(line: &[u8], nrefs: Option<usize>, utf8: Utf8Policy) -> Result<Segment<'_>, String> {
     if line.iter().all(u8::is_ascii_whitespace) {
-        return Err("empty line (expected a JSON object)".to_owned());
+        return Err("empty line".to_owned());
     }
     match super::decode(line, utf8)? {
         Cow::Borrowed(text) => {
             let record: Record<'_> = serde_json::from_str(text).map_err(|e| message(&e))?;
-            segment(record)
+            segment(record, nrefs)
         }
         Cow::Owned(repaired) => {
             // A repaired copy of an invalid line: the segment must own its text.
             let record: Record<'_> = serde_json::from_str(&repaired).map_err(|e| message(&e))?;
-            segment(record).map(into_owned)
+            segment(record, nrefs).map(into_owned)
         }
     }
 }
@@ -51,7 +51,17 @@ fn message(e: &serde_json::Error) -> String {
     format!("invalid JSON: {what} (column {})", e.column())
 }
 
-fn segment(record: Record<'_>) -> Result<Segment<'_>, String> {
+fn segment(record: Record<'_>, nrefs: Option<usize>) -> Result<Segment<'_>, String> {
+    let given = match (&record.refs, &record.single_ref) {
+        (Some(refs), None) => refs.len(),
+        (None, Some(_)) => 1,
+        _ => 0,
+    };
+    if let Some(n) = nrefs {
+        if given != n && given > 0 {
+            return Err(format!("{given} references where --refs {n} expects {n}"));
+        }
+    }
     let refs: Vec<Cow<'_, str>> = match (record.refs, record.single_ref) {
         (Some(_), Some(_)) => return Err("both \"refs\" and \"ref\" given".to_owned()),
         (None, None) => return Err("JSON object without \"refs\" or \"ref\"".to_owned()),
@@ -96,6 +106,7 @@ mod tests {
     fn refs_ref_id_and_nulls() {
         let seg = frame(
             br#"{"hyp":"h","refs":["a",null,""],"id":{"k":[1]}}"#,
+            None,
             Utf8Policy::Error,
         )
         .unwrap();
@@ -104,6 +115,7 @@ mod tests {
         assert_eq!(seg.id.unwrap().get(), r#"{"k":[1]}"#);
         let seg = frame(
             br#"{"ref":"r","hyp":"h\tx\u00e9","src":"ignored"}"#,
+            None,
             Utf8Policy::Error,
         )
         .unwrap();
@@ -112,7 +124,7 @@ mod tests {
 
     #[test]
     fn bad_records() {
-        let e = |s: &[u8]| frame(s, Utf8Policy::Error).unwrap_err();
+        let e = |s: &[u8]| frame(s, None, Utf8Policy::Error).unwrap_err();
         assert_eq!(e(br#"{"refs":["a"]}"#), "JSON object without \"hyp\"");
         assert_eq!(
             e(br#"{"hyp":"h"}"#),
@@ -125,14 +137,18 @@ mod tests {
         );
         assert!(e(br#"{"hyp":"h","refs":["a"#).starts_with("invalid JSON: EOF"));
         assert!(e(br#"{"hyp":1,"refs":["a"]}"#).starts_with("invalid JSON: invalid type"));
-        assert!(e(b"").starts_with("empty line"));
+        assert!(e(b" ").starts_with("empty line"));
+        let two = br#"{"hyp":"h","refs":["a",null]}"#;
+        let err = frame(two, Some(1), Utf8Policy::Error).unwrap_err();
+        assert_eq!(err, "2 references where --refs 1 expects 1");
+        assert!(frame(two, Some(2), Utf8Policy::Error).is_ok());
     }
 
     #[test]
     fn invalid_utf8_inside_json() {
         let line = b"{\"hyp\":\"a\xff\",\"ref\":\"a\"}";
-        assert!(frame(line, Utf8Policy::Error).is_err());
-        let seg = frame(line, Utf8Policy::Lossy).unwrap();
+        assert!(frame(line, None, Utf8Policy::Error).is_err());
+        let seg = frame(line, None, Utf8Policy::Lossy).unwrap();
         assert_eq!(seg.hyp, "a\u{fffd}");
     }
 }

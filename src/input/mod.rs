@@ -29,8 +29,8 @@ pub struct Segment<'a> {
 pub enum Framing {
     /// `hyp<TAB>ref1<TAB>ref2…`; `refs` fixes the number of references.
     Tsv { refs: Option<usize> },
-    /// One JSON object per line.
-    Jsonl,
+    /// One JSON object per line; `refs` fixes the number of references.
+    Jsonl { refs: Option<usize> },
     /// Parallel files: each record is already one line per stream (hypothesis first).
     Parallel,
 }
@@ -59,9 +59,12 @@ pub fn frame<'a>(
     fields: &[&'a [u8]],
     utf8: Utf8Policy,
 ) -> Result<Segment<'a>, String> {
+    if framing != Framing::Parallel && fields[0].is_empty() {
+        return Err("empty line".to_owned());
+    }
     match framing {
         Framing::Tsv { refs } => tsv::frame(fields[0], refs, utf8),
-        Framing::Jsonl => jsonl::frame(fields[0], utf8),
+        Framing::Jsonl { refs } => jsonl::frame(fields[0], refs, utf8),
         Framing::Parallel => {
             let mut texts = Vec::with_capacity(fields.len());
             for (i, field) in fields.iter().enumerate() {

@@ -250,7 +250,7 @@ pub fn run(plan: Plan, tx: Sender<Batch>) {
             out.framing = match format {
                 InputFormat::Auto => None,
                 InputFormat::Tsv => Some(Framing::Tsv { refs }),
-                InputFormat::Jsonl => Some(Framing::Jsonl),
+                InputFormat::Jsonl => Some(Framing::Jsonl { refs }),
             };
             read_lines(sources, refs, &mut out)
         }
@@ -331,7 +331,7 @@ fn read_lines(
             if out.framing.is_none() {
                 if let Some(&first) = line.iter().find(|b| !b.is_ascii_whitespace()) {
                     out.framing = Some(if first == b'{' {
-                        Framing::Jsonl
+                        Framing::Jsonl { refs }
                     } else {
                         Framing::Tsv { refs }
                     });
@@ -447,7 +447,10 @@ mod tests {
             refs: None,
         };
         let batches = collect(plan);
-        assert_eq!(batches.last().unwrap().framing, Some(Framing::Jsonl));
+        assert_eq!(
+            batches.last().unwrap().framing,
+            Some(Framing::Jsonl { refs: None })
+        );
         assert_eq!(records(&batches).len(), 2);
     }
 

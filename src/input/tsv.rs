@@ -9,9 +9,6 @@ use std::borrow::Cow;
 use super::{decode, Segment, Utf8Policy};
 
 pub fn frame(line: &[u8], refs: Option<usize>, utf8: Utf8Policy) -> Result<Segment<'_>, String> {
-    if line.is_empty() {
-        return Err("empty line (expected hypothesis<TAB>reference)".to_owned());
-    }
     let nfields = memchr::memchr_iter(b'\t', line).count() + 1;
     match refs {
         None if nfields < 2 => {
@@ -56,9 +53,6 @@ mod tests {
 
     #[test]
     fn bad_field_counts() {
-        assert!(frame(b"", None, Utf8Policy::Error)
-            .unwrap_err()
-            .starts_with("empty line"));
         assert!(frame(b"just a hypothesis", None, Utf8Policy::Error)
             .unwrap_err()
             .starts_with("no TAB"));

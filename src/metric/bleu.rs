@@ -357,8 +357,10 @@ impl Bleu {
     /// sacreBLEU's signature for these settings, e.g.
     /// `nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0`.
     pub fn signature(&self, nrefs: &str, effective_order: bool) -> String {
+        // sacreBLEU shows the value only for the methods that use one (floor, add-k): an
+        // explicit value with exp or none is ignored and not shown.
         let mut smooth = self.config.smooth_method.name().to_owned();
-        if let Some(v) = self.smooth_value {
+        if let (Some(v), Some(_)) = (self.smooth_value, self.config.smooth_method.default_value()) {
             let _ = write!(smooth, "[{v:.2}]");
         }
         format!(
@@ -585,6 +587,23 @@ mod tests {
             b.signature("var", true),
             "nrefs:var|case:lc|eff:yes|tok:13a|smooth:floor[0.10]|version:2.6.0"
         );
+        // Regression: an explicit value is not shown for exp/none (checked with sacreBLEU 2.6.0).
+        for method in [SmoothMethod::Exp, SmoothMethod::None] {
+            let b = Bleu::new(BleuConfig {
+                smooth_method: method,
+                smooth_value: Some(0.5),
+                ..BleuConfig::default()
+            });
+            assert!(b
+                .signature("1", false)
+                .contains(&format!("|smooth:{}|", method.name())));
+        }
+        let b = Bleu::new(BleuConfig {
+            smooth_method: SmoothMethod::AddK,
+            smooth_value: Some(2.0),
+            ..BleuConfig::default()
+        });
+        assert!(b.signature("1", false).contains("|smooth:add-k[2.00]|"));
     }
 
     #[test]

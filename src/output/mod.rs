@@ -44,6 +44,13 @@ pub struct CorpusReport {
     pub metrics: Vec<MetricReport>,
 }
 
+/// Writes `bleu-stream: <text>` to stderr in one write, ignoring failure (a closed stderr must
+/// neither stop the scoring nor panic, as `eprintln!` would).
+pub fn diagnostic(text: &str) {
+    let line = format!("bleu-stream: {text}\n");
+    let _ = io::stderr().write_all(line.as_bytes());
+}
+
 /// Renders rows for the workers.
 #[derive(Clone, Copy, Debug)]
 pub struct RowWriter {
@@ -132,6 +139,11 @@ impl<W: Write> Sink<W> {
                 }
                 Ok(())
             }
+            // `-b` keeps stdout for the final number(s): running reports go to stderr.
+            (Mode::ScoreOnly, _, false) => {
+                let _ = io::stderr().write_all(text::report(report).as_bytes());
+                Ok(())
+            }
             (_, Format::Jsonl, _) => {
                 let mut buf = Vec::new();
                 jsonl::corpus_record(report, &mut buf);
@@ -141,9 +153,11 @@ impl<W: Write> Sink<W> {
                 self.out.write_all(text::report(report).as_bytes())
             }
             (_, Format::Text, _) => {
-                // Text reports never mix with rows on stdout.
+                // Text reports never mix with rows on stdout. A closed stderr does not stop the
+                // scoring.
                 self.out.flush()?;
-                io::stderr().write_all(text::report(report).as_bytes())
+                let _ = io::stderr().write_all(text::report(report).as_bytes());
+                Ok(())
             }
         }
     }
