@@ -61,6 +61,9 @@ struct Done {
     row_ends: Vec<usize>,
     /// Bad records: index in the batch and message, in order.
     bad: Vec<(usize, String)>,
+    /// Sentence scores a metric could not give (the reference tool raises): index and message,
+    /// in order. The segment still counts for the corpus.
+    notes: Vec<(usize, String)>,
     /// Per metric: the statistics of the batch's good records, in order.
     stats: Vec<Box<dyn Any + Send>>,
     fatal: Option<String>,
@@ -113,22 +116,28 @@ fn work(
             rows: Vec::new(),
             row_ends: Vec::with_capacity(n),
             bad: Vec::new(),
+            notes: Vec::new(),
             stats: metrics.iter().map(|m| m.new_batch(n)).collect(),
             fatal: batch.fatal.take(),
         };
         let mut fields = Vec::new();
+        let mut notes = Vec::new();
         for i in 0..n {
             let line = batch.first_line + i as u64;
             batch.fields(i, &mut fields);
             match frame(framing, &fields, settings.utf8) {
-                Ok(segment) => settings.rows.segment(
-                    line,
-                    &segment,
-                    metrics,
-                    &mut workspaces,
-                    &mut done.stats,
-                    &mut done.rows,
-                ),
+                Ok(segment) => {
+                    settings.rows.segment(
+                        line,
+                        &segment,
+                        metrics,
+                        &mut workspaces,
+                        &mut done.stats,
+                        &mut done.rows,
+                        &mut notes,
+                    );
+                    done.notes.extend(notes.drain(..).map(|note| (i, note)));
+                }
                 Err(message) => {
                     settings
                         .rows
@@ -201,6 +210,7 @@ impl<'a> Merger<'a> {
     /// Returns false when the run must stop.
     fn process<W: Write>(&mut self, done: Done, sink: &mut Sink<W>) -> io::Result<bool> {
         let mut bad = done.bad.iter().peekable();
+        let mut notes = done.notes.iter().peekable();
         let mut good = 0usize;
         let mut row_start = 0usize;
         let write_rows = sink.mode == crate::output::Mode::Rows;
@@ -225,6 +235,11 @@ impl<'a> Merger<'a> {
                     }
                 }
             } else {
+                while let Some((_, note)) = notes.next_if(|(n, _)| *n == i) {
+                    if self.settings.on_error == OnError::Warn {
+                        crate::output::diagnostic(&format!("warning: line {line}: {note}"));
+                    }
+                }
                 for ((m, t), stats) in self.metrics.iter().zip(&mut self.totals).zip(&done.stats) {
                     m.accumulate(t.as_mut(), stats.as_ref(), good);
                 }

@@ -401,15 +401,21 @@ impl Metric for Bleu {
         }
     }
 
-    fn write_sentence_text(&self, stats: &BleuStats, width: usize, out: &mut Vec<u8>) {
+    fn write_sentence_text(
+        &self,
+        stats: &BleuStats,
+        width: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
         let score = self
             .compute(&stats.counts, self.config.sentence_effective_order)
             .score;
         use std::io::Write as _;
         let _ = write!(out, "{score:.width$}");
+        Ok(())
     }
 
-    fn write_sentence_json(&self, stats: &BleuStats, out: &mut Vec<u8>) {
+    fn write_sentence_json(&self, stats: &BleuStats, out: &mut Vec<u8>) -> Result<(), String> {
         let s = self.compute(&stats.counts, self.config.sentence_effective_order);
         out.extend_from_slice(b"{\"score\":");
         write_json_f64(out, s.score);
@@ -432,6 +438,7 @@ impl Metric for Bleu {
             ",\"sys_len\":{},\"ref_len\":{}}}",
             s.sys_len, s.ref_len
         );
+        Ok(())
     }
 
     fn new_totals(&self) -> BleuTotals {

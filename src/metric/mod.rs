@@ -28,9 +28,19 @@ pub trait Metric: Send + Sync + 'static {
     /// Computes the statistics of one well-formed segment.
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut Self::Workspace) -> Self::Stats;
     /// Appends the sentence score, formatted with `width` decimals, to a text row.
-    fn write_sentence_text(&self, stats: &Self::Stats, width: usize, out: &mut Vec<u8>);
-    /// Appends the sentence score as a JSON object (full precision) to a JSONL record.
-    fn write_sentence_json(&self, stats: &Self::Stats, out: &mut Vec<u8>);
+    ///
+    /// `Err` when the reference implementation has no sentence score for these statistics (it
+    /// raises, e.g. NLTK's division by zero): the caller discards anything written, leaves the
+    /// field empty and reports the message; the statistics still count for the corpus.
+    fn write_sentence_text(
+        &self,
+        stats: &Self::Stats,
+        width: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String>;
+    /// Appends the sentence score as a JSON object (full precision) to a JSONL record; `Err` as
+    /// for [`write_sentence_text`](Metric::write_sentence_text).
+    fn write_sentence_json(&self, stats: &Self::Stats, out: &mut Vec<u8>) -> Result<(), String>;
     /// Empty totals.
     fn new_totals(&self) -> Self::Totals;
     /// Adds one segment's statistics to the totals.
@@ -68,6 +78,8 @@ pub trait DynMetric: Send + Sync {
     /// An empty per-batch statistics vector.
     fn new_batch(&self, capacity: usize) -> Box<dyn Any + Send>;
     /// Computes one segment's statistics, appends them to `batch` and writes its row field.
+    /// Returns the message of a sentence score the reference tool would not produce (the field
+    /// is then empty in text rows and `{"error": …}` in JSONL).
     fn score(
         &self,
         segment: &Segment<'_>,
@@ -75,7 +87,7 @@ pub trait DynMetric: Send + Sync {
         batch: &mut (dyn Any + Send),
         row: RowStyle,
         out: &mut Vec<u8>,
-    );
+    ) -> Option<String>;
     /// Empty corpus totals.
     fn new_totals(&self) -> Box<dyn Any + Send>;
     /// Adds entry `index` of `batch` to `totals`.
@@ -117,16 +129,29 @@ impl<M: Metric> DynMetric for M {
         batch: &mut (dyn Any + Send),
         row: RowStyle,
         out: &mut Vec<u8>,
-    ) {
+    ) -> Option<String> {
         let ws = ws.downcast_mut::<M::Workspace>().expect(TYPE_MISMATCH);
         let batch = batch.downcast_mut::<Vec<M::Stats>>().expect(TYPE_MISMATCH);
         let stats = self.segment_stats(segment, ws);
-        match row {
-            RowStyle::None => {}
+        let start = out.len();
+        let result = match row {
+            RowStyle::None => Ok(()),
             RowStyle::Text(width) => self.write_sentence_text(&stats, width, out),
             RowStyle::Json => self.write_sentence_json(&stats, out),
-        }
+        };
         batch.push(stats);
+        match result {
+            Ok(()) => None,
+            Err(message) => {
+                out.truncate(start);
+                if row == RowStyle::Json {
+                    out.extend_from_slice(b"{\"error\":");
+                    serde_json::to_writer(&mut *out, &message).expect("writing to a Vec");
+                    out.push(b'}');
+                }
+                Some(message)
+            }
+        }
     }
 
     fn new_totals(&self) -> Box<dyn Any + Send> {

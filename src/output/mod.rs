@@ -70,7 +70,9 @@ impl RowWriter {
     }
 
     /// Scores `segment` with every metric — each appends its statistics to its `stats` batch —
-    /// and appends the row (if rows are written) to `out`.
+    /// and appends the row (if rows are written) to `out`. A metric whose reference tool has no
+    /// sentence score here adds `"<metric>: <message>"` to `notes`.
+    #[allow(clippy::too_many_arguments)]
     pub fn segment(
         &self,
         line: u64,
@@ -79,32 +81,26 @@ impl RowWriter {
         workspaces: &mut [Box<dyn std::any::Any + Send>],
         stats: &mut [Box<dyn std::any::Any + Send>],
         out: &mut Vec<u8>,
+        notes: &mut Vec<String>,
     ) {
         let style = self.style();
-        let each = metrics.iter().zip(workspaces).zip(stats);
+        if style == RowStyle::Json {
+            jsonl::begin_segment(line, segment, out);
+        }
+        for (i, ((m, ws), st)) in metrics.iter().zip(workspaces).zip(stats).enumerate() {
+            match style {
+                RowStyle::Text(_) if i > 0 => out.push(b'\t'),
+                RowStyle::Json => jsonl::metric_key(m.key(), out),
+                _ => {}
+            }
+            if let Some(message) = m.score(segment, ws.as_mut(), st.as_mut(), style, out) {
+                notes.push(format!("{}: {message}", m.key()));
+            }
+        }
         match style {
-            RowStyle::None => {
-                for ((m, ws), st) in each {
-                    m.score(segment, ws.as_mut(), st.as_mut(), style, out);
-                }
-            }
-            RowStyle::Text(_) => {
-                for (i, ((m, ws), st)) in each.enumerate() {
-                    if i > 0 {
-                        out.push(b'\t');
-                    }
-                    m.score(segment, ws.as_mut(), st.as_mut(), style, out);
-                }
-                out.push(b'\n');
-            }
-            RowStyle::Json => {
-                jsonl::begin_segment(line, segment, out);
-                for ((m, ws), st) in each {
-                    jsonl::metric_key(m.key(), out);
-                    m.score(segment, ws.as_mut(), st.as_mut(), style, out);
-                }
-                out.extend_from_slice(b"}\n");
-            }
+            RowStyle::None => {}
+            RowStyle::Text(_) => out.push(b'\n'),
+            RowStyle::Json => out.extend_from_slice(b"}\n"),
         }
     }
 
