@@ -7,6 +7,7 @@ use clap::{ArgAction, Parser, ValueEnum};
 use crate::input::reader::Source;
 use crate::input::{InputFormat, Utf8Policy};
 use crate::metric::bleu::{BleuConfig, SmoothMethod};
+use crate::metric::chrf::ChrfConfig;
 use crate::metric::MetricOptions;
 use crate::output::{Format, Mode, RowWriter};
 use crate::pipeline::{OnError, Settings};
@@ -105,6 +106,30 @@ pub struct Args {
     /// scores); `yes` or `no` set both.
     #[arg(long, value_enum, default_value_t = EffectiveOrder::Auto, value_name = "WHEN")]
     pub effective_order: EffectiveOrder,
+
+    /// chrF: character n-gram order (sacreBLEU --chrf-char-order).
+    #[arg(long, value_name = "N", default_value_t = 6, help_heading = "chrF options",
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub chrf_char_order: u32,
+
+    /// chrF: word n-gram order; 2 gives chrF++ (sacreBLEU --chrf-word-order).
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "chrF options",
+          value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub chrf_word_order: u32,
+
+    /// chrF: beta, the weight of recall against precision (sacreBLEU --chrf-beta).
+    #[arg(long, value_name = "N", default_value_t = 2, help_heading = "chrF options",
+          value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub chrf_beta: u32,
+
+    /// chrF: keep white space in character n-grams (sacreBLEU --chrf-whitespace).
+    #[arg(long, help_heading = "chrF options")]
+    pub chrf_whitespace: bool,
+
+    /// chrF: chrF++.py's epsilon smoothing instead of sacreBLEU's effective-order averaging
+    /// (sacreBLEU --chrf-eps-smoothing).
+    #[arg(long, help_heading = "chrF options")]
+    pub chrf_eps_smoothing: bool,
 
     /// Worker threads (default: the number of cores). Output does not depend on it.
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -289,7 +314,17 @@ impl Args {
             },
             nrefs: self.nrefs.map(|n| n as usize),
             metric_names,
-            metric_options: MetricOptions { bleu },
+            metric_options: MetricOptions {
+                bleu,
+                chrf: ChrfConfig {
+                    char_order: self.chrf_char_order as usize,
+                    word_order: self.chrf_word_order as usize,
+                    beta: self.chrf_beta,
+                    lowercase: self.lowercase,
+                    whitespace: self.chrf_whitespace,
+                    eps_smoothing: self.chrf_eps_smoothing,
+                },
+            },
             settings: Settings {
                 threads,
                 utf8: match self.invalid_utf8 {

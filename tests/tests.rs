@@ -3,3 +3,4 @@ mod util;
 mod cli;
 
 mod conformance_sacrebleu;
+mod conformance_chrf;

@@ -7,6 +7,7 @@
 //! adding a file and one line in [`build`].
 
 pub mod bleu;
+pub mod chrf;
 
 use std::any::Any;
 
@@ -175,10 +176,12 @@ impl<M: Metric> DynMetric for M {
 pub struct MetricOptions {
     /// BLEU settings (sacreBLEU family).
     pub bleu: bleu::BleuConfig,
+    /// chrF settings (sacreBLEU family).
+    pub chrf: chrf::ChrfConfig,
 }
 
 /// Names accepted by `--metrics`.
-pub const METRIC_NAMES: [&str; 1] = ["bleu"];
+pub const METRIC_NAMES: [&str; 2] = ["bleu", "chrf"];
 
 /// Builds the metrics named in `names`, in the order given.
 pub fn build(names: &[String], options: &MetricOptions) -> Result<Vec<Box<dyn DynMetric>>, String> {
@@ -186,6 +189,7 @@ pub fn build(names: &[String], options: &MetricOptions) -> Result<Vec<Box<dyn Dy
     for name in names {
         let metric: Box<dyn DynMetric> = match name.as_str() {
             "bleu" => Box::new(bleu::Bleu::new(options.bleu.clone())),
+            "chrf" => Box::new(chrf::Chrf::new(options.chrf.clone())),
             other => {
                 return Err(format!(
                     "unknown metric '{other}' (available: {})",

@@ -304,9 +304,15 @@ pub fn shared_dir() -> Option<PathBuf> {
 
 /// Prints the standard skip message for a test that needs `../shared`.
 pub fn skip(reason: &str) {
-    eprintln!(
-        "SKIPPED: {reason} (../shared not found; set BLEU_STREAM_SHARED to use another path)"
-    );
+    eprint_whole(&format!(
+        "SKIPPED: {reason} (../shared not found; set BLEU_STREAM_SHARED to use another path)\n"
+    ));
+}
+
+/// Writes `text` to stderr in one call, so that lines of concurrent tests do not interleave
+/// (`eprintln!` writes its formatted pieces separately to the unbuffered stderr).
+pub fn eprint_whole(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// `shared_dir()`, or print the skip message for `what` and return `None`.
@@ -720,10 +726,11 @@ impl Mismatches {
         if self.items.is_empty() {
             return;
         }
-        eprintln!("{test}: {} mismatch(es); first ones:", self.items.len());
+        let mut report = format!("{test}: {} mismatch(es); first ones:\n", self.items.len());
         for m in self.items.iter().take(Self::SHOWN) {
-            eprintln!("  {m}");
+            let _ = writeln!(report, "  {m}");
         }
+        eprint_whole(&report);
         panic!("{test}: {} mismatch(es) (see above)", self.items.len());
     }
 }

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Helper for bench/run.sh (standard library only; run with any python3 >= 3.8).
+
+Subcommands:
+  measure -o FILE -- CMD...     fallback for GNU time: run CMD (stdin/stdout/stderr
+                                inherited), write "WALL_SECONDS MAXRSS_KB" to FILE, exit with
+                                CMD's status.  Peak RSS comes from getrusage(RUSAGE_CHILDREN).
+  compare-corpus REF OUT        the corpus score strings must be identical.
+  compare-sentence REF OUT      row-by-row, after rounding both to 1 decimal.
+  table RUNS_TSV BASELINE       aggregate the per-run measurements (best wall, max RSS) and
+                                print the results table with ratios against tool BASELINE.
+
+compare-* print one line "OK ..." / "MISMATCH ..." and exit 1 on a mismatch.
+"""
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+
+
+def cmd_measure(args):
+    cmd = args.cmd[1:] if args.cmd and args.cmd[0] == "--" else args.cmd
+    if not cmd:
+        sys.exit("bench.py measure: no command given")
+    t0 = time.perf_counter()
+    try:
+        status = subprocess.call(cmd)
+    except OSError as e:
+        sys.exit(f"bench.py measure: cannot run {cmd[0]}: {e}")
+    wall = time.perf_counter() - t0
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux
+    with open(args.o, "w") as f:
+        f.write(f"{wall:.6f} {peak_kb}\n")
+    sys.exit(status if status >= 0 else 128 - status)
+
+
+def read_lines(path):
+    with open(path, encoding="utf-8", newline="\n") as f:
+        lines = f.read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def cmd_compare_corpus(args):
+    ref = [line.strip() for line in read_lines(args.ref) if line.strip()]
+    out = [line.strip() for line in read_lines(args.out) if line.strip()]
+    if ref == out:
+        print(f"OK corpus score {' '.join(out)} (identical)")
+        return
+    print(f"MISMATCH corpus score: {args.ref} says {ref!r}, {args.out} says {out!r}")
+    sys.exit(1)
+
+
+def round1(field):
+    """Parse a printed score and round it to 1 decimal; None if it is not a number."""
+    try:
+        return round(float(field), 1)
+    except ValueError:
+        return None
+
+
+def cmd_compare_sentence(args):
+    ref = read_lines(args.ref)
+    out = read_lines(args.out)
+    bad = []
+    for i, (a, b) in enumerate(zip(ref, out), start=1):
+        ra, rb = round1(a.strip()), round1(b.split("\t")[0].strip())
+        if ra is None or rb is None or ra != rb:
+            bad.append((i, a, b))
+    extra = abs(len(ref) - len(out))
+    if not bad and not extra:
+        print(f"OK sentence scores: {len(ref)} rows, 0 mismatching")
+        return
+    print(
+        f"MISMATCH sentence scores: {len(bad)} of {min(len(ref), len(out))} rows differ"
+        + (f"; row counts differ ({len(ref)} vs {len(out)})" if extra else "")
+    )
+    for i, a, b in bad[:5]:
+        print(f"    line {i}: {os.path.basename(args.ref)} {a!r} vs {os.path.basename(args.out)} {b!r}")
+    sys.exit(1)
+
+
+def cmd_table(args):
+    # runs.tsv: case, tool, run, wall_s, rss_kb
+    best = {}  # (case, tool) -> [min wall, max rss, runs]
+    order = []
+    with open(args.runs) as f:
+        for line in f:
+            case, tool, _run, wall, rss = line.rstrip("\n").split("\t")
+            key = (case, tool)
+            if key not in best:
+                best[key] = [float(wall), int(rss), 0]
+                order.append(key)
+            b = best[key]
+            b[0] = min(b[0], float(wall))
+            b[1] = max(b[1], int(rss))
+            b[2] += 1
+    header = ("case", "tool", "runs", "wall s", "peak MiB", "wall / bl-s", "RSS / bl-s")
+    rows = []
+    for case, tool in order:
+        wall, rss, n = best[(case, tool)]
+        base = best.get((case, args.baseline))
+        if base and base[0] > 0:
+            speed = f"{wall / base[0]:.2f}x"
+            mem = f"{rss / base[1]:.2f}x"
+        else:
+            speed = mem = "-"
+        rows.append((case, tool, str(n), f"{wall:.3f}", f"{rss / 1024:.1f}", speed, mem))
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    left = {0, 1}
+
+    def fmt(r):
+        return "  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+
+    print(fmt(header))
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print(fmt(r))
+    print(
+        f"(wall = best of the runs, peak = max RSS of the runs; the ratio columns divide each "
+        f"row by '{args.baseline}' in the same case, so the sacreBLEU row's wall ratio is how "
+        f"many times faster bleu-stream is)"
+    )
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="sub", required=True)
+    m = sub.add_parser("measure")
+    m.add_argument("-o", required=True)
+    m.add_argument("cmd", nargs=argparse.REMAINDER)
+    for name in ("compare-corpus", "compare-sentence"):
+        c = sub.add_parser(name)
+        c.add_argument("ref")
+        c.add_argument("out")
+    t = sub.add_parser("table")
+    t.add_argument("runs")
+    t.add_argument("baseline")
+    args = p.parse_args()
+    {
+        "measure": cmd_measure,
+        "compare-corpus": cmd_compare_corpus,
+        "compare-sentence": cmd_compare_sentence,
+        "table": cmd_table,
+    }[args.sub](args)
+
+
+if __name__ == "__main__":
+    main()

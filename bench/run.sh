@@ -1,0 +1,362 @@
+#!/usr/bin/env bash
+# bench/run.sh — whole-process benchmark of bleu-stream against sacreBLEU 2.6.0 on WMT22.
+#
+# What it measures
+#   Corpus: every WMT22 *-en system output (generaltest2022.XX-en.hyp.SYSTEM.en) pasted next to
+#   reference A of its pair (cs-en has no A: its first reference in name order is used, which the
+#   script prints) -> corpus.tsv (hyp<TAB>ref), plus hyp.txt / ref.txt (the two columns) for the
+#   Python tools. About 127k lines, 26 MB. Tabs and CRs inside a sentence are turned into spaces
+#   (once, for every tool alike) so that the TSV keeps two columns and Python reads the same lines.
+#
+#   Cases (each one a whole process, from start-up to exit, input read from disk):
+#     corpus    corpus BLEU      bleu-stream -w 1 -b < corpus.tsv  vs  sacrebleu ref.txt -i hyp.txt -b
+#     sentence  per-line BLEU    bleu-stream -w 1 < corpus.tsv     vs  sacrebleu ref.txt -i hyp.txt -sl -b
+#   bleu-stream runs both with its default thread count and with --threads 1. sacreBLEU runs with
+#   its defaults (13a, exp smoothing, printed width 1), hence bleu-stream's -w 1.
+#
+#   Each (case, tool) runs R times (env RUNS, default 3): wall = the best (minimum) run, measured
+#   around /usr/bin/time with bash's microsecond EPOCHREALTIME (GNU time's own %e has only 10 ms
+#   resolution); peak RSS = the maximum of GNU time's %M over the runs. Without GNU time (and no
+#   way to apt-get it) bench.py measures instead, with getrusage(RUSAGE_CHILDREN).
+#
+#   Correctness: the corpus score strings must be identical to sacreBLEU's; sentence scores are
+#   compared row by row after rounding both to 1 decimal, and the mismatching rows are counted.
+#   Constant memory: bleu-stream corpus mode is also run on corpus4.tsv (the corpus 4x) and the
+#   two peak RSS values are printed side by side (the score must not change either).
+#   Any mismatch or tool failure makes the script exit 1.
+#
+# Adding a tool = one row in TOOLS plus one function tool_<id> (see "Tools" below).
+#
+# Usage: bench/run.sh [--quick] [--tools ID,ID...] [--help]      (details: --help)
+set -euo pipefail
+export LC_ALL=C
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$BENCH_DIR/.." && pwd)
+WORK=${WORK_DIR:-$BENCH_DIR/work}
+DATA=${WMT22_DIR:-$ROOT/../shared/data/wmt22}
+RUNS=${RUNS:-3}
+QUICK_LINES=${QUICK_LINES:-20000}
+PYTHON=${PYTHON:-python3}
+SACREBLEU_VERSION=2.6.0
+BASELINE=bleu-stream   # the tool the ratio columns divide by
+
+# ---------------------------------------------------------------- Tools
+# One row per tool: id|label|check, where check is
+#   ref = the reference scores (sacreBLEU), yes = must match the reference, no = timed only.
+# tool_<id with - as _> ACTION is called with ACTION = setup (install/build; may be called
+# more than once) or a case name (corpus|sentence|corpus4), and then sets
+#   CMD=(command and arguments) and IN=file for its standard input,
+# or CMD=() if the tool does not do that case. Outputs go to $D/out/<case>.<id>.{out,err}.
+TOOLS=(
+    "bleu-stream|bleu-stream|yes"
+    "bleu-stream-t1|bleu-stream --threads 1|yes"
+    "sacrebleu|sacreBLEU $SACREBLEU_VERSION|ref"
+)
+CASES=(corpus sentence)
+
+tool_bleu_stream() {
+    IN=$D/corpus.tsv
+    case $1 in
+        setup) setup_bleu_stream ;;
+        corpus) CMD=("$BIN" -w 1 -b) ;;
+        corpus4) CMD=("$BIN" -w 1 -b); IN=$D/corpus4.tsv ;;
+        sentence) CMD=("$BIN" -w 1) ;;
+        *) CMD=() ;;
+    esac
+}
+
+tool_bleu_stream_t1() {
+    tool_bleu_stream "$1"
+    if [[ $1 != setup && ${#CMD[@]} -gt 0 ]]; then CMD+=(--threads 1); fi
+}
+
+tool_sacrebleu() {
+    IN=/dev/null
+    case $1 in
+        setup) setup_sacrebleu ;;
+        corpus) CMD=("$VENV/bin/sacrebleu" "$D/ref.txt" -i "$D/hyp.txt" -b) ;;
+        sentence) CMD=("$VENV/bin/sacrebleu" "$D/ref.txt" -i "$D/hyp.txt" -sl -b) ;;
+        *) CMD=() ;;
+    esac
+}
+
+# ---------------------------------------------------------------- helpers
+usage() {
+    cat <<EOF
+Usage: bench/run.sh [--quick] [--tools ID,ID...] [--help]
+
+Whole-process benchmark of bleu-stream vs sacreBLEU $SACREBLEU_VERSION on the WMT22 *-en
+system outputs (about 127k hyp/ref pairs): corpus BLEU and per-sentence BLEU, wall time (best
+of RUNS) and peak RSS, score equality, and a constant-memory check on the corpus 4x.
+
+Options:
+  --quick          only the first $QUICK_LINES lines of the corpus (smoke run; in WORK/quick/)
+  --tools LIST     comma-separated tool ids to run (default: all): $(tool_ids | paste -sd, -)
+                   Scores are checked only if sacrebleu is among them.
+  -h, --help       this text
+
+Environment:
+  RUNS=N             runs per measurement (default 3)
+  BLEU_STREAM=PATH   use this binary instead of 'cargo build --release' in the repo root
+  WORK_DIR=DIR       work directory (default bench/work; holds corpus, venv, outputs)
+  WMT22_DIR=DIR      WMT22 data (default <repo>/../shared/data/wmt22)
+  QUICK_LINES=N      lines kept by --quick (default 20000)
+  PYTHON=python3     interpreter used to create the venv and to run bench.py
+  BENCH_TIMER=python measure with bench.py (getrusage) even if GNU time is there
+
+Exit status: 0 all scores match, 1 a score mismatch or a failure, 2 usage error.
+EOF
+}
+
+die() { echo "run.sh: error: $*" >&2; exit 1; }
+note() { echo "run.sh: $*" >&2; }
+tool_ids() { local row; for row in "${TOOLS[@]}"; do echo "${row%%|*}"; done; }
+tool_fn() { echo "tool_${1//-/_}"; }
+count_lines() { awk 'END { print NR }' "$1"; }   # counts a last line without newline too
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+# ---------------------------------------------------------------- arguments
+QUICK=0
+SELECTED=""
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --quick) QUICK=1 ;;
+        --tools) [[ $# -ge 2 ]] || { usage >&2; exit 2; }; SELECTED=$2; shift ;;
+        --tools=*) SELECTED=${1#--tools=} ;;
+        -h | --help) usage; exit 0 ;;
+        *) echo "run.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
+    esac
+    shift
+done
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: RUNS must be a positive integer" >&2; exit 2; }
+[[ $QUICK_LINES =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: QUICK_LINES must be a positive integer" >&2; exit 2; }
+if [[ -n $SELECTED ]]; then
+    for id in ${SELECTED//,/ }; do
+        tool_ids | grep -qx -- "$id" || { echo "run.sh: unknown tool '$id' (known: $(tool_ids | paste -sd, -))" >&2; exit 2; }
+    done
+fi
+selected() { [[ -z $SELECTED ]] || [[ ,$SELECTED, == *",$1,"* ]]; }
+
+# ---------------------------------------------------------------- data
+ref_for_pair() {   # ref_for_pair cs-en -> path of reference A, or of the first one in name order
+    local pair=$1 refs
+    local a=$DATA/references/generaltest2022.$pair.ref.A.en
+    if [[ -f $a ]]; then echo "$a"; return; fi
+    refs=("$DATA"/references/generaltest2022."$pair".ref.*.en)
+    [[ -f ${refs[0]} ]] || die "no reference for $pair in $DATA/references"
+    note "pair $pair has no reference A: using ${refs[0]##*/} instead" >&2
+    echo "${refs[0]}"
+}
+
+sanitize() { tr '\t\r' '  ' < "$1"; }   # keep the TSV at two columns; same text for every tool
+
+prepare_corpus() {
+    local out=$WORK/corpus.tsv hyp pair ref n_hyp n_ref nsys=0 npairs=0 dirty
+    local -A ref_of=()
+    [[ -d $DATA/system-outputs ]] || die "WMT22 data not found at $DATA (set WMT22_DIR)"
+    mkdir -p "$WORK"
+    : > "$out.tmp"
+    shopt -s nullglob
+    for hyp in "$DATA"/system-outputs/generaltest2022.*-en.hyp.*.en; do
+        pair=${hyp##*/generaltest2022.}
+        pair=${pair%%.hyp.*}
+        if [[ -z ${ref_of[$pair]:-} ]]; then
+            ref_of[$pair]=$(ref_for_pair "$pair")
+            npairs=$((npairs + 1))
+        fi
+        ref=${ref_of[$pair]}
+        n_hyp=$(count_lines "$hyp")
+        n_ref=$(count_lines "$ref")
+        [[ $n_hyp -eq $n_ref ]] || die "${hyp##*/} has $n_hyp lines but ${ref##*/} has $n_ref"
+        paste <(sanitize "$hyp") <(sanitize "$ref") >> "$out.tmp"
+        nsys=$((nsys + 1))
+    done
+    shopt -u nullglob
+    [[ $nsys -gt 0 ]] || die "no *-en system outputs in $DATA/system-outputs"
+    dirty=$(grep -c $'[\t\r]' "$DATA"/system-outputs/generaltest2022.*-en.hyp.*.en "${ref_of[@]}" \
+        | awk -F: '$NF > 0 { n += $NF } END { print n + 0 }') || true
+    [[ $dirty -eq 0 ]] || note "$dirty input line(s) had a tab or CR inside; replaced by spaces"
+    mv "$out.tmp" "$out"
+    note "corpus: $nsys systems, $npairs language pairs -> $out"
+}
+
+derive_files() {   # derive_files DIR: hyp.txt, ref.txt and corpus4.tsv from DIR/corpus.tsv
+    local dir=$1 bad
+    bad=$(awk -F'\t' 'NF != 2' "$dir/corpus.tsv" | wc -l)
+    [[ $bad -eq 0 ]] || die "$bad line(s) of $dir/corpus.tsv do not have exactly 2 columns"
+    cut -f1 "$dir/corpus.tsv" > "$dir/hyp.txt"
+    cut -f2 "$dir/corpus.tsv" > "$dir/ref.txt"
+    cat "$dir/corpus.tsv" "$dir/corpus.tsv" "$dir/corpus.tsv" "$dir/corpus.tsv" > "$dir/corpus4.tsv"
+}
+
+# ---------------------------------------------------------------- tool setup
+BIN=""
+setup_bleu_stream() {
+    [[ -z $BIN ]] || return 0
+    if [[ -n ${BLEU_STREAM:-} ]]; then
+        [[ -x $BLEU_STREAM ]] || die "BLEU_STREAM=$BLEU_STREAM is not an executable"
+        BIN=$BLEU_STREAM
+    else
+        note "building bleu-stream (cargo build --release in $ROOT)"
+        (cd "$ROOT" && cargo build --release) || die "cargo build --release failed"
+        local target=${CARGO_TARGET_DIR:-target}
+        [[ $target == /* ]] || target=$ROOT/$target
+        BIN=$target/release/bleu-stream
+        [[ -x $BIN ]] || die "no binary at $BIN after the build"
+    fi
+    note "bleu-stream: $BIN ($("$BIN" --version 2>/dev/null || echo 'version unknown'))"
+}
+
+VENV=$WORK/venv
+setup_sacrebleu() {
+    if ! "$VENV/bin/python" -c "import sacrebleu, sys; sys.exit(sacrebleu.__version__ != '$SACREBLEU_VERSION')" 2>/dev/null; then
+        note "installing sacrebleu==$SACREBLEU_VERSION into $VENV"
+        [[ -x $VENV/bin/python ]] || "$PYTHON" -m venv "$VENV" || die "cannot create a venv with $PYTHON"
+        "$VENV/bin/pip" install --quiet --disable-pip-version-check "sacrebleu==$SACREBLEU_VERSION" \
+            || die "pip install sacrebleu==$SACREBLEU_VERSION failed"
+    fi
+    note "sacreBLEU: $("$VENV/bin/sacrebleu" --version 2>&1)"
+}
+
+# ---------------------------------------------------------------- timing
+# TIMER ... -o FILE CMD...: runs CMD, writes "wall_seconds peak_rss_kib" as the last line of FILE.
+setup_timer() {
+    if [[ ${BENCH_TIMER:-auto} == python ]]; then
+        TIMER_KIND=python
+        TIMER=("$PYTHON" "$BENCH_DIR/bench.py" measure)
+        return
+    fi
+    if ! { [[ -x /usr/bin/time ]] && /usr/bin/time --version 2>&1 | grep -q GNU; }; then
+        note "GNU time missing: trying apt-get install -y time"
+        { apt-get install -y time || { apt-get update && apt-get install -y time; }; } > "$WORK/apt.log" 2>&1 || true
+    fi
+    if [[ -x /usr/bin/time ]] && /usr/bin/time --version 2>&1 | grep -q GNU; then
+        TIMER_KIND=gnu
+        TIMER=(/usr/bin/time -f '%e %M')
+    else
+        note "GNU time unavailable: measuring with bench.py (getrusage RUSAGE_CHILDREN)"
+        TIMER_KIND=python
+        TIMER=("$PYTHON" "$BENCH_DIR/bench.py" measure)
+    fi
+}
+
+# timed CASE ID LABEL: runs the tool's CMD < IN, RUNS times; appends each run to RUNS_TSV and
+# leaves the best wall in BEST_WALL and BEST[CASE.ID], the max peak RSS (KiB) in PEAK_KB and
+# PEAK[CASE.ID].
+declare -A BEST=() PEAK=()
+timed() {
+    local case=$1 id=$2 label=$3 r t0 t1 wall rss
+    local out=$D/out/$case.$id.out err=$D/out/$case.$id.err tf=$D/out/$case.$id.time
+    BEST_WALL="" PEAK_KB=0
+    for ((r = 1; r <= RUNS; r++)); do
+        t0=$EPOCHREALTIME
+        if ! "${TIMER[@]}" -o "$tf" "${CMD[@]}" < "$IN" > "$out" 2> "$err"; then
+            echo "run.sh: error: $label failed in case '$case': ${CMD[*]} < $IN" >&2
+            tail -n 20 "$err" >&2
+            exit 1
+        fi
+        t1=$EPOCHREALTIME
+        read -r wall rss < <(tail -n 1 "$tf")
+        [[ $TIMER_KIND == gnu ]] && wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
+        printf '%s\t%s\t%d\t%s\t%s\n' "$case" "$label" "$r" "$wall" "$rss" >> "$RUNS_TSV"
+        printf '  %-9s %-26s run %d/%d  %8.3f s  %8s MiB\n' "$case" "$label" "$r" "$RUNS" "$wall" "$(mib "$rss")"
+        if [[ -z $BEST_WALL ]] || awk -v a="$wall" -v b="$BEST_WALL" 'BEGIN { exit !(a < b) }'; then
+            BEST_WALL=$wall
+        fi
+        [[ $rss -le $PEAK_KB ]] || PEAK_KB=$rss
+    done
+    BEST[$case.$id]=$BEST_WALL
+    PEAK[$case.$id]=$PEAK_KB
+}
+
+# ---------------------------------------------------------------- main
+prepare_corpus
+if [[ $QUICK -eq 1 ]]; then
+    D=$WORK/quick
+    mkdir -p "$D"
+    head -n "$QUICK_LINES" "$WORK/corpus.tsv" > "$D/corpus.tsv"
+    note "--quick: first $QUICK_LINES lines only, in $D"
+else
+    D=$WORK
+fi
+derive_files "$D"
+echo "corpus: $D/corpus.tsv  $(count_lines "$D/corpus.tsv") lines, $(wc -c < "$D/corpus.tsv") bytes" \
+    "(hyp.txt $(wc -c < "$D/hyp.txt") B, ref.txt $(wc -c < "$D/ref.txt") B)"
+
+mkdir -p "$D/out"
+RUNS_TSV=$D/out/runs.tsv
+: > "$RUNS_TSV"
+setup_timer
+
+ACTIVE=()   # rows of the selected tools
+for row in "${TOOLS[@]}"; do
+    IFS='|' read -r id label check <<< "$row"
+    selected "$id" || continue
+    "$(tool_fn "$id")" setup
+    ACTIVE+=("$row")
+done
+REF_ID=""
+for row in "${ACTIVE[@]}"; do
+    IFS='|' read -r id label check <<< "$row"
+    [[ $check != ref ]] || REF_ID=$id
+done
+[[ -n $REF_ID ]] || note "no reference tool (sacrebleu) selected: scores are not checked"
+
+FAILURES=0
+CHECKS=()
+echo
+echo "timing: $RUNS run(s) per measurement, timer: $TIMER_KIND"
+for case in "${CASES[@]}"; do
+    for row in "${ACTIVE[@]}"; do
+        IFS='|' read -r id label check <<< "$row"
+        "$(tool_fn "$id")" "$case"
+        [[ ${#CMD[@]} -gt 0 ]] || continue
+        timed "$case" "$id" "$label"
+    done
+    [[ -n $REF_ID && -s $D/out/$case.$REF_ID.out ]] || continue
+    for row in "${ACTIVE[@]}"; do
+        IFS='|' read -r id label check <<< "$row"
+        [[ $check == yes && -e $D/out/$case.$id.out ]] || continue
+        if result=$("$PYTHON" "$BENCH_DIR/bench.py" "compare-$case" "$D/out/$case.$REF_ID.out" "$D/out/$case.$id.out"); then :; else
+            FAILURES=$((FAILURES + 1))
+        fi
+        CHECKS+=("$(printf '%-9s %-26s %s' "$case" "$label" "${result//$'\n'/$'\n'    }")")
+    done
+done
+
+MEMLINE=""
+if selected bleu-stream; then
+    echo
+    echo "constant memory: bleu-stream corpus mode on corpus.tsv vs corpus4.tsv (4x)"
+    one_kb=${PEAK[corpus.bleu-stream]} one_wall=${BEST[corpus.bleu-stream]}
+    tool_bleu_stream corpus4
+    timed corpus-4x bleu-stream "bleu-stream (4x)"
+    MEMLINE=$(printf 'peak RSS  1x (%s lines): %s MiB   4x (%s lines): %s MiB   ratio %s   (best wall %.3f s vs %.3f s)' \
+        "$(count_lines "$D/corpus.tsv")" "$(mib "$one_kb")" "$(count_lines "$D/corpus4.tsv")" "$(mib "$PEAK_KB")" \
+        "$(awk -v a="$PEAK_KB" -v b="$one_kb" 'BEGIN { printf "%.2fx", a / b }')" "$one_wall" "$BEST_WALL")
+    if result=$("$PYTHON" "$BENCH_DIR/bench.py" compare-corpus "$D/out/corpus.bleu-stream.out" "$D/out/corpus-4x.bleu-stream.out"); then :; else
+        FAILURES=$((FAILURES + 1))
+    fi
+    CHECKS+=("$(printf '%-9s %-26s %s' corpus-4x "bleu-stream 4x vs 1x" "$result")")
+fi
+
+echo
+echo "== results ($(count_lines "$D/corpus.tsv") lines$([[ $QUICK -eq 1 ]] && echo ', --quick'); per-run data: $RUNS_TSV)"
+grep -v $'^corpus-4x\t' "$RUNS_TSV" > "$D/out/runs.table.tsv" || true
+"$PYTHON" "$BENCH_DIR/bench.py" table "$D/out/runs.table.tsv" "$(
+    for row in "${TOOLS[@]}"; do IFS='|' read -r id label _ <<< "$row"; [[ $id == "$BASELINE" ]] && echo "$label"; done
+)"
+if [[ -n $MEMLINE ]]; then
+    echo
+    echo "== constant memory (bleu-stream -b)"
+    echo "$MEMLINE"
+fi
+echo
+echo "== score checks (reference: ${REF_ID:-none})"
+if [[ ${#CHECKS[@]} -gt 0 ]]; then printf '%s\n' "${CHECKS[@]}"; else echo "(none)"; fi
+if [[ $FAILURES -gt 0 ]]; then
+    echo "FAILED: $FAILURES score check(s) did not match" >&2
+    exit 1
+fi
+[[ ${#CHECKS[@]} -eq 0 ]] || echo "all score checks passed"

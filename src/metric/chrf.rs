@@ -1,0 +1,445 @@
+//! `chrf`: sacreBLEU 2.6.0 `CHRF` (chrF, and chrF++ with word n-grams), bit for bit
+//! (`SACREBLEU.md` §4).
+//!
+//! Segment statistics are, per order (character orders 1..nc, then word orders 1..nw), the
+//! triple `[hyp_count, ref_count, match]` of the **best** reference; corpus statistics are their
+//! integer sum, and every score is `f(stats)` computed as `CHRF._compute_f_score` does.
+//!
+//! Lines are `rstrip`ped first, like every line the sacreBLEU CLI reads (the Python API does not
+//! strip; the difference only shows with `--chrf-whitespace` and trailing white space).
+
+use std::io::Write as _;
+
+use serde_json::{Map, Value};
+
+use super::{write_json_f64, Metric, MetricReport};
+use crate::input::Segment;
+use crate::ngram::{NgramIds, NgramIndex, ABSENT};
+use crate::tokenize::Tokens;
+use crate::unicode::{is_py_whitespace, py_lower_into, py_rstrip, py_split};
+
+use super::bleu::SACREBLEU_VERSION;
+
+/// chrF settings; `Default` is sacreBLEU's `CHRF()` (chrF2: 6 character orders, no words).
+#[derive(Clone, Debug)]
+pub struct ChrfConfig {
+    pub char_order: usize,
+    pub word_order: usize,
+    pub beta: u32,
+    pub lowercase: bool,
+    /// Keep white space in character n-grams (`--chrf-whitespace`).
+    pub whitespace: bool,
+    /// chrF++.py-style smoothing of every order's F-score (`--chrf-eps-smoothing`) instead of
+    /// sacreBLEU's default "effective order" averaging.
+    pub eps_smoothing: bool,
+}
+
+impl Default for ChrfConfig {
+    fn default() -> Self {
+        ChrfConfig {
+            char_order: 6,
+            word_order: 0,
+            beta: 2,
+            lowercase: false,
+            whitespace: false,
+            eps_smoothing: false,
+        }
+    }
+}
+
+/// The `chrf` metric.
+#[derive(Debug)]
+pub struct Chrf {
+    config: ChrfConfig,
+}
+
+/// Statistics of one segment: the best reference's triples.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChrfStats {
+    /// `[h_1, r_1, m_1, h_2, r_2, m_2, …]`, character orders first, then word orders.
+    pub counts: Vec<u64>,
+    /// Index (among the segment's references) of the reference chosen.
+    pub best_ref: usize,
+    /// Number of references of the segment.
+    pub nrefs: usize,
+}
+
+/// Running corpus totals.
+#[derive(Clone, Debug)]
+pub struct ChrfTotals {
+    pub counts: Vec<u64>,
+    pub nrefs: Option<(usize, usize)>,
+}
+
+/// Per-worker buffers.
+#[derive(Default)]
+pub struct ChrfWorkspace {
+    text: String,
+    hyp_chars: Tokens,
+    hyp_words: Tokens,
+    ref_chars: Tokens,
+    ref_words: Tokens,
+    index: NgramIndex,
+    hyp_ids: NgramIds,
+    ref_ids: NgramIds,
+    hyp_count: Vec<u32>,
+    ref_count: Vec<u32>,
+    candidate: Vec<u64>,
+}
+
+/// ASCII punctuation, `string.punctuation`: the characters chrF++ splits off words.
+fn is_ascii_punct(c: char) -> bool {
+    c.is_ascii_punctuation()
+}
+
+impl Chrf {
+    /// A chrF metric with these settings.
+    pub fn new(config: ChrfConfig) -> Chrf {
+        Chrf { config }
+    }
+
+    /// Number of orders (character + word).
+    fn orders(&self) -> usize {
+        self.config.char_order + self.config.word_order
+    }
+
+    /// `chrF2`, `chrF2++`, `chrF1`, …
+    pub fn name(&self) -> String {
+        format!(
+            "chrF{}{}",
+            self.config.beta,
+            "+".repeat(self.config.word_order)
+        )
+    }
+
+    /// Character "tokens" (one per code point; white space removed unless `whitespace`) and
+    /// chrF++ words of one line.
+    fn extract(&self, line: &str, text: &mut String, chars: &mut Tokens, words: &mut Tokens) {
+        text.clear();
+        if self.config.lowercase {
+            py_lower_into(line, text);
+        } else {
+            text.push_str(line);
+        }
+        let line = py_rstrip(text);
+        chars.clear();
+        let mut buf = [0u8; 4];
+        for c in line.chars() {
+            if self.config.whitespace || !is_py_whitespace(c) {
+                chars.push(c.encode_utf8(&mut buf));
+            }
+        }
+        words.clear();
+        if self.config.word_order > 0 {
+            // `extract_all_word_ngrams`: one ASCII punctuation character is split off the end
+            // of a word, or else off its start (the end wins: `(hi)` → `(hi`, `)`).
+            for w in py_split(line) {
+                let mut cs = w.chars();
+                let (first, last) = (cs.next(), cs.next_back());
+                match (first, last) {
+                    (Some(_), None) => words.push(w),
+                    (_, Some(l)) if is_ascii_punct(l) => {
+                        words.push(&w[..w.len() - l.len_utf8()]);
+                        words.push(&w[w.len() - l.len_utf8()..]);
+                    }
+                    (Some(f), Some(_)) if is_ascii_punct(f) => {
+                        words.push(&w[..f.len_utf8()]);
+                        words.push(&w[f.len_utf8()..]);
+                    }
+                    _ => words.push(w),
+                }
+            }
+        }
+    }
+
+    /// Segment statistics of `hyp` against `refs` (at least one reference).
+    pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut ChrfWorkspace) -> ChrfStats {
+        let ChrfWorkspace {
+            text,
+            hyp_chars,
+            hyp_words,
+            ref_chars,
+            ref_words,
+            index,
+            hyp_ids,
+            ref_ids,
+            hyp_count,
+            ref_count,
+            candidate,
+        } = ws;
+        self.extract(hyp, text, hyp_chars, hyp_words);
+        let mut best = Vec::new();
+        let mut best_f = -1.0;
+        let mut best_ref = 0;
+        for (j, r) in refs.iter().enumerate() {
+            self.extract(r, text, ref_chars, ref_words);
+            candidate.clear();
+            let mut orders = |hyp: &Tokens, rf: &Tokens, n: usize, out: &mut Vec<u64>| {
+                index.clear();
+                index.index(rf, n, ref_ids);
+                index.lookup(hyp, n, hyp_ids);
+                let ids = index.num_ids();
+                if hyp_count.len() < ids {
+                    hyp_count.resize(ids, 0);
+                    ref_count.resize(ids, 0);
+                }
+                for order in 1..=n {
+                    order_triple(
+                        hyp_ids.order(order),
+                        ref_ids.order(order),
+                        hyp_count,
+                        ref_count,
+                        out,
+                    );
+                }
+            };
+            orders(hyp_chars, ref_chars, self.config.char_order, candidate);
+            orders(hyp_words, ref_words, self.config.word_order, candidate);
+            // The first strictly best reference wins (ties keep the earlier one).
+            let f = self.f_score(candidate);
+            if f > best_f {
+                best_f = f;
+                best.clone_from(candidate);
+                best_ref = j;
+            }
+        }
+        ChrfStats {
+            counts: best,
+            best_ref,
+            nrefs: refs.len(),
+        }
+    }
+
+    /// `CHRF._compute_f_score`, operation by operation.
+    pub fn f_score(&self, stats: &[u64]) -> f64 {
+        const EPS: f64 = 1e-16;
+        let factor = f64::from(self.config.beta * self.config.beta);
+        let mut score = 0.0;
+        let (mut avg_p, mut avg_r) = (0.0f64, 0.0f64);
+        let mut effective = 0u32;
+        for triple in stats.chunks_exact(3) {
+            let (h, r, m) = (triple[0], triple[1], triple[2]);
+            let p = if h > 0 { m as f64 / h as f64 } else { EPS };
+            let rc = if r > 0 { m as f64 / r as f64 } else { EPS };
+            let d = factor * p + rc;
+            score += if d > 0.0 {
+                (1.0 + factor) * p * rc / d
+            } else {
+                EPS
+            };
+            if h > 0 && r > 0 {
+                avg_p += p;
+                avg_r += rc;
+                effective += 1;
+            }
+        }
+        if self.config.eps_smoothing {
+            return 100.0 * score / self.orders() as f64;
+        }
+        if effective == 0 {
+            avg_p = 0.0;
+            avg_r = 0.0;
+        } else {
+            avg_p /= f64::from(effective);
+            avg_r /= f64::from(effective);
+        }
+        if avg_p + avg_r != 0.0 {
+            let mut s = (1.0 + factor) * avg_p * avg_r;
+            s /= factor * avg_p + avg_r;
+            100.0 * s
+        } else {
+            0.0
+        }
+    }
+
+    /// sacreBLEU's signature, e.g. `nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0`.
+    pub fn signature(&self, nrefs: &str) -> String {
+        let c = &self.config;
+        format!(
+            "nrefs:{nrefs}|case:{}|eff:{}|nc:{}|nw:{}|space:{}|version:{SACREBLEU_VERSION}",
+            if c.lowercase { "lc" } else { "mixed" },
+            if c.eps_smoothing { "no" } else { "yes" },
+            c.char_order,
+            c.word_order,
+            if c.whitespace { "yes" } else { "no" },
+        )
+    }
+}
+
+/// One order's `[hyp_count, ref_count, match]` from the n-gram ids of that order; the count
+/// arrays are left all zero. The hypothesis count is 0 when the reference has no n-gram of the
+/// order (sacreBLEU's quirk, which also keeps those n-grams out of corpus totals).
+fn order_triple(
+    hyp: &[u32],
+    rf: &[u32],
+    hyp_count: &mut [u32],
+    ref_count: &mut [u32],
+    out: &mut Vec<u64>,
+) {
+    for &g in rf {
+        ref_count[g as usize] += 1;
+    }
+    for &g in hyp {
+        if g != ABSENT {
+            hyp_count[g as usize] += 1;
+        }
+    }
+    let mut matched = 0u64;
+    for &g in hyp {
+        if g != ABSENT {
+            let c = std::mem::take(&mut hyp_count[g as usize]);
+            matched += u64::from(c.min(ref_count[g as usize]));
+        }
+    }
+    for &g in rf {
+        ref_count[g as usize] = 0;
+    }
+    let hyp_total = if rf.is_empty() { 0 } else { hyp.len() as u64 };
+    out.extend_from_slice(&[hyp_total, rf.len() as u64, matched]);
+}
+
+fn nrefs_text(nrefs: Option<(usize, usize)>) -> String {
+    match nrefs {
+        Some((lo, hi)) if lo == hi => lo.to_string(),
+        Some(_) => "var".to_owned(),
+        None => "0".to_owned(),
+    }
+}
+
+impl Metric for Chrf {
+    type Stats = ChrfStats;
+    type Totals = ChrfTotals;
+    type Workspace = ChrfWorkspace;
+
+    fn key(&self) -> &'static str {
+        "chrf"
+    }
+
+    fn segment_stats(&self, segment: &Segment<'_>, ws: &mut ChrfWorkspace) -> ChrfStats {
+        let refs: Vec<&str> = segment.refs.iter().map(|r| &**r).collect();
+        self.stats(&segment.hyp, &refs, ws)
+    }
+
+    fn write_sentence_text(
+        &self,
+        stats: &ChrfStats,
+        width: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        let _ = write!(out, "{:.width$}", self.f_score(&stats.counts));
+        Ok(())
+    }
+
+    fn write_sentence_json(&self, stats: &ChrfStats, out: &mut Vec<u8>) -> Result<(), String> {
+        out.extend_from_slice(b"{\"score\":");
+        write_json_f64(out, self.f_score(&stats.counts));
+        out.extend_from_slice(b",\"stats\":");
+        serde_json::to_writer(&mut *out, &stats.counts).expect("writing to a Vec");
+        let _ = write!(out, ",\"best_ref\":{}}}", stats.best_ref);
+        Ok(())
+    }
+
+    fn new_totals(&self) -> ChrfTotals {
+        ChrfTotals {
+            counts: vec![0; 3 * self.orders()],
+            nrefs: None,
+        }
+    }
+
+    fn add(&self, totals: &mut ChrfTotals, stats: &ChrfStats) {
+        for (t, s) in totals.counts.iter_mut().zip(&stats.counts) {
+            *t += s;
+        }
+        totals.nrefs = Some(match totals.nrefs {
+            None => (stats.nrefs, stats.nrefs),
+            Some((lo, hi)) => (lo.min(stats.nrefs), hi.max(stats.nrefs)),
+        });
+    }
+
+    fn report(&self, totals: &ChrfTotals, width: usize) -> MetricReport {
+        let score = self.f_score(&totals.counts);
+        let name = self.name();
+        let signature = self.signature(&nrefs_text(totals.nrefs));
+        let text = format!("{name} = {score:.width$}");
+        let mut fields = Map::new();
+        fields.insert("name".into(), Value::from(name.clone()));
+        fields.insert("score".into(), Value::from(score));
+        fields.insert("stats".into(), Value::from(totals.counts.clone()));
+        fields.insert("signature".into(), Value::from(signature.clone()));
+        fields.insert("text".into(), Value::from(text.clone()));
+        MetricReport {
+            key: "chrf",
+            name,
+            score,
+            text,
+            signature,
+            fields,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sentence(hyp: &str, refs: &[&str], config: ChrfConfig) -> (f64, ChrfStats) {
+        let chrf = Chrf::new(config);
+        let stats = chrf.stats(hyp, refs, &mut ChrfWorkspace::default());
+        (chrf.f_score(&stats.counts), stats)
+    }
+
+    #[test]
+    fn identical_strings_score_100_and_empty_ones_0() {
+        let (score, stats) = sentence("a cat", &["a cat"], ChrfConfig::default());
+        assert_eq!(score, 100.0);
+        // "acat": 4 unigrams, 3 bigrams, 2 trigrams, 1 fourgram, none longer.
+        assert_eq!(stats.counts[..12], [4, 4, 4, 3, 3, 3, 2, 2, 2, 1, 1, 1]);
+        assert_eq!(stats.counts[12..], [0, 0, 0, 0, 0, 0]);
+        let (score, _) = sentence("", &[""], ChrfConfig::default());
+        assert_eq!(score, 0.0);
+        let eps = ChrfConfig {
+            eps_smoothing: true,
+            ..ChrfConfig::default()
+        };
+        assert_eq!(sentence("", &[""], eps).0, 1.0000000000000002e-14);
+    }
+
+    #[test]
+    fn words_split_one_ascii_punctuation_character() {
+        let chrf = Chrf::new(ChrfConfig {
+            word_order: 2,
+            ..ChrfConfig::default()
+        });
+        let (mut text, mut chars, mut words) =
+            (String::new(), Tokens::default(), Tokens::default());
+        chrf.extract(
+            "(hi) \"hello,\" a ,x «b»",
+            &mut text,
+            &mut chars,
+            &mut words,
+        );
+        let w: Vec<&str> = words.iter().collect();
+        assert_eq!(w, ["(hi", ")", "\"hello,", "\"", "a", ",", "x", "«b»"]);
+    }
+
+    #[test]
+    fn first_strictly_best_reference_wins() {
+        let (_, stats) = sentence("xyz", &["abc", "def"], ChrfConfig::default());
+        assert_eq!(stats.best_ref, 0);
+        let (_, stats) = sentence("abc", &["xyz", "abc", "abc"], ChrfConfig::default());
+        assert_eq!(stats.best_ref, 1);
+    }
+
+    #[test]
+    fn names_and_signatures() {
+        let plus = Chrf::new(ChrfConfig {
+            word_order: 2,
+            ..ChrfConfig::default()
+        });
+        assert_eq!(plus.name(), "chrF2++");
+        assert_eq!(
+            plus.signature("1"),
+            "nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.6.0"
+        );
+    }
+}
