@@ -1,15 +1,18 @@
 //! The program: parse arguments, open the inputs, run the pipeline, choose the exit status.
 
-use std::io::{self, BufWriter};
+use std::io;
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
 
 use crate::cli::{Args, Config};
-use crate::input::reader::{io_message, LineReader, Plan};
+use crate::input::reader::{io_message, LineReader, Plan, ReaderState};
 use crate::metric;
-use crate::output::{diagnostic, Sink};
-use crate::pipeline;
+use crate::output::{diagnostic, OutputStream, Sink};
+use crate::pipeline::{self, Control};
+use crate::signals;
 
 /// Exit statuses (documented in the man page).
 pub mod status {
@@ -68,15 +71,34 @@ pub fn run(config: Config) -> u8 {
             return status::IO;
         }
     };
-    let stdout = io::stdout();
-    let mut sink = Sink {
-        out: BufWriter::with_capacity(64 * 1024, stdout.lock()),
-        format: config.format,
-        mode: config.mode,
-        width: config.width,
-        line_buffered: config.line_buffered,
+    let reader_state = Arc::new(ReaderState::default());
+    let events = match signals::spawn(Arc::clone(&reader_state)) {
+        Ok(events) => events,
+        Err(e) => {
+            diagnostic(&format!(
+                "error: installing signal handlers: {}",
+                io_message(&e)
+            ));
+            return status::IO;
+        }
     };
-    let outcome = match pipeline::run(plan, &metrics, &config.settings, &mut sink) {
+    let out = match OutputStream::open(config.output.as_deref()) {
+        Ok(out) => out,
+        Err(e) => {
+            let path = config.output.as_deref().unwrap_or(Path::new("-")).display();
+            diagnostic(&format!("error: {path}: {}", io_message(&e)));
+            return status::IO;
+        }
+    };
+    let mut sink = Sink::new(out, config.format, config.mode, config.width);
+    sink.line_buffered = config.line_buffered;
+    sink.report_file = config.report_file.clone();
+    sink.prometheus = config.prometheus.clone();
+    let control = Control {
+        events,
+        reader: reader_state,
+    };
+    let outcome = match pipeline::run(plan, &metrics, &config.settings, &mut sink, control) {
         Ok(outcome) => outcome,
         // `| head -1`: the reader went away; that is not an error worth a word.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return status::OK,
@@ -85,6 +107,11 @@ pub fn run(config: Config) -> u8 {
             return status::IO;
         }
     };
+    if let Some(signal) = outcome.stopped_by {
+        // Stopped by SIGINT/SIGTERM after finishing every line read: 128 + signal, by
+        // convention.
+        return u8::try_from(128 + signal).unwrap_or(status::IO);
+    }
     if let Some(message) = &outcome.input_error {
         diagnostic(&format!("error: {message}"));
         return status::IO;
@@ -109,6 +136,15 @@ fn open(config: &Config) -> Result<Plan, String> {
     let reader = |s: &crate::input::reader::Source| -> Result<LineReader, String> {
         Ok(LineReader::new(s.open()?, s.name()))
     };
+    if let Some(path) = &config.follow {
+        // Fail now, not in the reader thread, if the file cannot be read at all.
+        std::fs::File::open(path).map_err(|e| format!("{}: {}", path.display(), io_message(&e)))?;
+        return Ok(Plan::Follow {
+            path: path.clone(),
+            format: config.input,
+            refs: config.nrefs,
+        });
+    }
     if config.ref_files.is_empty() {
         Ok(Plan::Lines {
             sources: config

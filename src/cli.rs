@@ -1,6 +1,8 @@
 //! Command-line interface: the options (clap) and their translation into run settings.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{ArgAction, Parser, ValueEnum};
 
@@ -173,6 +175,57 @@ pub struct Args {
     /// flushed when no more input is waiting).
     #[arg(long)]
     pub line_buffered: bool,
+
+    /// Read FILE like `tail -F`: keep reading as it grows, and read it again from the start when
+    /// it is truncated or replaced (log rotation), with a running report marking the restart.
+    /// Ends on SIGINT/SIGTERM.
+    #[arg(long, value_name = "FILE", help_heading = "Live monitoring",
+          conflicts_with_all = ["files", "refs_files"])]
+    pub follow: Option<PathBuf>,
+
+    /// Write a running corpus report every DURATION (`10s`, `1m`, `500ms`, `2h`; a bare number
+    /// is seconds), whether lines arrive or not.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration,
+          help_heading = "Live monitoring")]
+    pub interval: Option<Duration>,
+
+    /// Write rows (and JSONL records) to FILE instead of stdout, appending; SIGHUP reopens it.
+    #[arg(short, long, value_name = "FILE", help_heading = "Live monitoring")]
+    pub output: Option<PathBuf>,
+
+    /// At every report, atomically replace PATH with the report as JSON (the JSONL corpus
+    /// record).
+    #[arg(long, value_name = "PATH", help_heading = "Live monitoring")]
+    pub report_file: Option<PathBuf>,
+
+    /// At every report, atomically replace PATH with the report in the Prometheus text format
+    /// (for node_exporter's textfile collector).
+    #[arg(long, value_name = "PATH", help_heading = "Live monitoring")]
+    pub prometheus: Option<PathBuf>,
+}
+
+/// `10s`, `1m`, `500ms`, `2h`, `1.5s`; a bare number is seconds.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a duration like 10s, 1m, 500ms"))?;
+    let seconds = match unit.trim() {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        other => return Err(format!("unknown unit '{other}' (use ms, s, m or h)")),
+    };
+    let duration = Duration::try_from_secs_f64(seconds).map_err(|e| e.to_string())?;
+    if duration < Duration::from_millis(1) {
+        return Err("the interval must be at least 1ms".to_owned());
+    }
+    Ok(duration)
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -224,6 +277,12 @@ pub struct Config {
     pub width: usize,
     pub line_buffered: bool,
     pub fail_under: Option<f64>,
+    /// `--follow FILE`.
+    pub follow: Option<PathBuf>,
+    /// `--output FILE` (stdout without).
+    pub output: Option<PathBuf>,
+    pub report_file: Option<PathBuf>,
+    pub prometheus: Option<PathBuf>,
 }
 
 impl Args {
@@ -342,12 +401,35 @@ impl Args {
                     OnErrorArg::Fail => OnError::Fail,
                 },
                 every: self.every,
+                interval: self.interval,
             },
             format,
             mode,
             width,
-            line_buffered: self.line_buffered || std::io::stdout().is_terminal(),
+            line_buffered: self.line_buffered
+                || (self.output.is_none() && std::io::stdout().is_terminal()),
             fail_under: self.fail_under,
+            follow: self.follow,
+            output: self.output,
+            report_file: self.report_file,
+            prometheus: self.prometheus,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("10x").is_err());
+        assert!(parse_duration("s").is_err());
+        assert!(parse_duration("0s").is_err());
     }
 }

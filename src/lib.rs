@@ -13,5 +13,6 @@ pub mod metric;
 pub mod ngram;
 pub mod output;
 pub mod pipeline;
+pub mod signals;
 pub mod tokenize;
 pub mod unicode;

@@ -10,14 +10,17 @@
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::sync::Arc;
 use std::thread;
+use std::time::Duration;
 
-use crossbeam_channel::{bounded, Receiver, Sender, TryRecvError};
+use crossbeam_channel::{bounded, never, select, tick, Receiver, Sender, TryRecvError};
 
-use crate::input::reader::{self, Batch, Plan};
+use crate::input::reader::{self, Batch, Plan, ReaderState};
 use crate::input::{frame, Utf8Policy};
 use crate::metric::DynMetric;
-use crate::output::{CorpusReport, Format, RowWriter, Sink};
+use crate::output::{diagnostic, CorpusReport, Format, RowWriter, Sink};
+use crate::signals::Event;
 
 /// `--on-error`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +42,24 @@ pub struct Settings {
     pub on_error: OnError,
     /// A running corpus report every this many input lines.
     pub every: Option<u64>,
+    /// A running corpus report at this interval, whether lines arrive or not.
+    pub interval: Option<Duration>,
+}
+
+/// How the outside world steers a run: events (signals) and the state shared with the reader.
+pub struct Control {
+    pub events: Receiver<Event>,
+    pub reader: Arc<ReaderState>,
+}
+
+impl Default for Control {
+    /// No signals.
+    fn default() -> Control {
+        Control {
+            events: never(),
+            reader: Arc::default(),
+        }
+    }
 }
 
 /// How a run ended.
@@ -50,6 +71,8 @@ pub struct Outcome {
     pub input_error: Option<String>,
     /// `--on-error fail` stopped the run at a bad line.
     pub failed_on_bad_line: bool,
+    /// The run was stopped by this signal (SIGINT, SIGTERM) after finishing what was read.
+    pub stopped_by: Option<i32>,
 }
 
 /// What a worker hands the merger for one batch.
@@ -67,24 +90,27 @@ struct Done {
     /// Per metric: the statistics of the batch's good records, in order.
     stats: Vec<Box<dyn Any + Send>>,
     fatal: Option<String>,
+    restart: Option<String>,
 }
 
 /// Runs the pipeline over `plan`, writing to `sink`. Returns when the input is exhausted, has
 /// failed, or output can no longer be written (the `io::Error` then).
-pub fn run<W: Write>(
+pub fn run(
     plan: Plan,
     metrics: &[Box<dyn DynMetric>],
     settings: &Settings,
-    sink: &mut Sink<W>,
+    sink: &mut Sink,
+    control: Control,
 ) -> io::Result<Outcome> {
     let threads = settings.threads.max(1);
     let (batch_tx, batch_rx) = bounded::<Batch>(threads * 2);
     let (done_tx, done_rx) = bounded::<Done>(threads * 2);
     // The reader is not joined: after an early stop it may sit in a blocking read of a live
     // stdin, which must not keep the process alive. It ends when its channel is closed.
+    let state = Arc::clone(&control.reader);
     thread::Builder::new()
         .name("reader".into())
-        .spawn(move || reader::run(plan, batch_tx))?;
+        .spawn(move || reader::run(plan, batch_tx, state))?;
     thread::scope(|scope| {
         for i in 0..threads {
             let (rx, tx) = (batch_rx.clone(), done_tx.clone());
@@ -95,7 +121,7 @@ pub fn run<W: Write>(
         }
         drop((batch_rx, done_tx));
         let mut merger = Merger::new(metrics, settings);
-        let result = merger.merge(done_rx, sink);
+        let result = merger.merge(done_rx, &control, sink);
         result.and_then(|()| merger.finish(sink))
     })
 }
@@ -119,6 +145,7 @@ fn work(
             notes: Vec::new(),
             stats: metrics.iter().map(|m| m.new_batch(n)).collect(),
             fatal: batch.fatal.take(),
+            restart: batch.restart.take(),
         };
         let mut fields = Vec::new();
         let mut notes = Vec::new();
@@ -162,6 +189,7 @@ struct Merger<'a> {
     bad_lines: u64,
     input_error: Option<String>,
     failed_on_bad_line: bool,
+    stopped_by: Option<i32>,
 }
 
 impl<'a> Merger<'a> {
@@ -175,40 +203,100 @@ impl<'a> Merger<'a> {
             bad_lines: 0,
             input_error: None,
             failed_on_bad_line: false,
+            stopped_by: None,
         }
     }
 
-    /// Receives batches, puts them in order and processes them until the input ends or stops.
-    fn merge<W: Write>(&mut self, rx: Receiver<Done>, sink: &mut Sink<W>) -> io::Result<()> {
+    /// Receives batches, puts them in order and processes them until the input ends or the run
+    /// stops, answering events (signals) and the `--interval` timer in between.
+    fn merge(&mut self, rx: Receiver<Done>, control: &Control, sink: &mut Sink) -> io::Result<()> {
         let mut pending: BTreeMap<u64, Done> = BTreeMap::new();
         let mut next = 0u64;
+        let ticker = self.settings.interval.map_or_else(never, tick);
+        let mut events = control.events.clone();
         loop {
+            // Events first, so that a signal is answered promptly even while input pours in.
+            while let Ok(event) = events.try_recv() {
+                self.event(event, sink)?;
+            }
+            if ticker.try_recv().is_ok() {
+                self.running_report(sink, None)?;
+            }
             let done = match rx.try_recv() {
-                Ok(done) => done,
+                Ok(done) => Some(done),
+                Err(TryRecvError::Disconnected) => return Ok(()),
                 Err(TryRecvError::Empty) => {
                     // Nothing more is ready: whatever was written must reach the reader now
-                    // (live input), so flush before blocking.
+                    // (live input), so flush before waiting.
                     sink.out.flush()?;
-                    match rx.recv() {
-                        Ok(done) => done,
-                        Err(_) => return Ok(()),
+                    // Stopping, and every line read has been merged: done.
+                    if self.stopped_by.is_some() && control.reader.caught_up(next) {
+                        return Ok(());
+                    }
+                    let wait = if self.stopped_by.is_some() {
+                        Duration::from_millis(5)
+                    } else {
+                        Duration::from_secs(3600)
+                    };
+                    select! {
+                        recv(rx) -> msg => match msg {
+                            Ok(done) => Some(done),
+                            Err(_) => return Ok(()),
+                        },
+                        recv(events) -> event => {
+                            match event {
+                                Ok(event) => self.event(event, sink)?,
+                                Err(_) => events = never(),
+                            }
+                            None
+                        },
+                        recv(ticker) -> _ => {
+                            self.running_report(sink, None)?;
+                            None
+                        },
+                        default(wait) => None,
                     }
                 }
-                Err(TryRecvError::Disconnected) => return Ok(()),
             };
-            pending.insert(done.seq, done);
-            while let Some(done) = pending.remove(&next) {
-                next += 1;
-                if !self.process(done, sink)? {
-                    return Ok(());
+            if let Some(done) = done {
+                pending.insert(done.seq, done);
+                while let Some(done) = pending.remove(&next) {
+                    next += 1;
+                    if !self.process(done, sink)? {
+                        return Ok(());
+                    }
                 }
             }
         }
     }
 
+    fn event(&mut self, event: Event, sink: &mut Sink) -> io::Result<()> {
+        match event {
+            Event::Stop(signal) => {
+                self.stopped_by.get_or_insert(signal);
+            }
+            Event::Report => self.running_report(sink, None)?,
+            Event::Reopen => {
+                if let Err(e) = sink.reopen() {
+                    diagnostic(&format!(
+                        "warning: reopening the output after SIGHUP: {}",
+                        reader::io_message(&e)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn running_report(&self, sink: &mut Sink, note: Option<String>) -> io::Result<()> {
+        let mut report = self.report(false, sink.width);
+        report.note = note;
+        sink.report(&report)
+    }
+
     /// Writes one batch's rows in order, accumulating statistics and writing due reports.
     /// Returns false when the run must stop.
-    fn process<W: Write>(&mut self, done: Done, sink: &mut Sink<W>) -> io::Result<bool> {
+    fn process(&mut self, done: Done, sink: &mut Sink) -> io::Result<bool> {
         let mut bad = done.bad.iter().peekable();
         let mut notes = done.notes.iter().peekable();
         let mut good = 0usize;
@@ -252,13 +340,15 @@ impl<'a> Merger<'a> {
             self.lines += 1;
             if let Some(every) = self.settings.every {
                 if self.lines % every == 0 {
-                    let report = self.report(false, sink.width);
-                    sink.report(&report)?;
+                    self.running_report(sink, None)?;
                 }
             }
         }
         if sink.line_buffered {
             sink.out.flush()?;
+        }
+        if let Some(restart) = done.restart {
+            self.running_report(sink, Some(restart))?;
         }
         if let Some(fatal) = done.fatal {
             self.input_error = Some(fatal);
@@ -278,11 +368,12 @@ impl<'a> Merger<'a> {
                 .zip(&self.totals)
                 .map(|(m, t)| m.report(t.as_ref(), width))
                 .collect(),
+            note: None,
         }
     }
 
     /// Writes the final report and says how the run ended.
-    fn finish<W: Write>(self, sink: &mut Sink<W>) -> io::Result<Outcome> {
+    fn finish(self, sink: &mut Sink) -> io::Result<Outcome> {
         let report = self.report(true, sink.width);
         sink.report(&report)?;
         sink.out.flush()?;
@@ -290,6 +381,7 @@ impl<'a> Merger<'a> {
             report,
             input_error: self.input_error,
             failed_on_bad_line: self.failed_on_bad_line,
+            stopped_by: self.stopped_by,
         })
     }
 }

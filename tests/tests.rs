@@ -2,5 +2,5 @@ mod util;
 
 mod cli;
 
-mod conformance_sacrebleu;
 mod conformance_chrf;
+mod conformance_sacrebleu;

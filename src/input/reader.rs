@@ -8,7 +8,10 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use crossbeam_channel::Sender;
 
@@ -37,6 +40,9 @@ pub struct Batch {
     records: Vec<usize>,
     /// The input failed after these records (read error, streams of different length).
     pub fatal: Option<String>,
+    /// `--follow`: the file was truncated or replaced after these records, and is read again
+    /// from its start; the message says which (the merger writes a report marking it).
+    pub restart: Option<String>,
 }
 
 impl Batch {
@@ -122,6 +128,38 @@ pub fn io_message(e: &io::Error) -> String {
     }
 }
 
+/// What the reader thread shares with the merger and the signal thread, so that a graceful stop
+/// (SIGINT/SIGTERM) finishes exactly the lines already read: once a stop is requested the reader
+/// reads no more, and the merger is done when it has merged every batch sent while the reader
+/// waits for input (a reader waiting for input has sent every complete line it holds).
+#[derive(Debug, Default)]
+pub struct ReaderState {
+    stop: AtomicBool,
+    waiting: AtomicBool,
+    sent: AtomicU64,
+}
+
+impl ReaderState {
+    /// Asks the reader to read no more input.
+    pub fn request_stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    fn set_waiting(&self, waiting: bool) {
+        self.waiting.store(waiting, Ordering::SeqCst);
+    }
+
+    /// True when the reader waits for input and every batch it has sent is among the first
+    /// `merged` ones.
+    pub fn caught_up(&self, merged: u64) -> bool {
+        self.waiting.load(Ordering::SeqCst) && self.sent.load(Ordering::SeqCst) == merged
+    }
+}
+
 /// Reads lines from one stream with its own buffer, knowing whether a complete line is buffered.
 pub struct LineReader {
     inner: Box<dyn Read + Send>,
@@ -132,6 +170,12 @@ pub struct LineReader {
     /// Offset (from `start`) of the next `\n` if already found.
     newline: Option<usize>,
     eof: bool,
+    /// Bytes read from `inner` so far (to notice a followed file shrinking).
+    offset: u64,
+    /// `--follow`: at the end of the data a partial last line is kept, not returned: the writer
+    /// may still be writing it.
+    follow: bool,
+    state: Option<Arc<ReaderState>>,
 }
 
 impl LineReader {
@@ -144,7 +188,37 @@ impl LineReader {
             end: 0,
             newline: None,
             eof: false,
+            offset: 0,
+            follow: false,
+            state: None,
         }
+    }
+
+    /// A reader that keeps a partial last line at the end of the data (see [`Self::resume`]).
+    pub fn following(mut self) -> LineReader {
+        self.follow = true;
+        self
+    }
+
+    /// After the end of the data: try reading again (the followed file may have grown).
+    pub fn resume(&mut self) {
+        self.eof = false;
+    }
+
+    /// The bytes after the last complete line (a line still being written), taken.
+    pub fn take_partial(&mut self) -> Option<Vec<u8>> {
+        if self.start < self.end && !self.find_newline() {
+            let line = strip_cr(&self.buf[self.start..self.end]).to_vec();
+            self.start = self.end;
+            Some(line)
+        } else {
+            None
+        }
+    }
+
+    /// Bytes read from the stream so far.
+    pub fn offset(&self) -> u64 {
+        self.offset
     }
 
     /// The stream's name, for messages.
@@ -155,7 +229,7 @@ impl LineReader {
     /// True when the next [`next_line`](Self::next_line) will not need to read (and so cannot
     /// block).
     pub fn has_line(&mut self) -> bool {
-        self.find_newline() || (self.eof && self.start < self.end)
+        self.find_newline() || (self.eof && !self.follow && self.start < self.end)
     }
 
     fn find_newline(&mut self) -> bool {
@@ -175,7 +249,7 @@ impl LineReader {
                 return Ok(Some(strip_cr(&self.buf[line])));
             }
             if self.eof {
-                if self.start < self.end {
+                if self.start < self.end && !self.follow {
                     let line = self.start..self.end;
                     self.start = self.end;
                     return Ok(Some(strip_cr(&self.buf[line])));
@@ -196,20 +270,28 @@ impl LineReader {
             // A line longer than the buffer: grow it.
             self.buf.resize(self.buf.len() * 2, 0);
         }
-        loop {
+        if let Some(state) = &self.state {
+            state.set_waiting(true);
+        }
+        let result = loop {
             match self.inner.read(&mut self.buf[self.end..]) {
                 Ok(0) => {
                     self.eof = true;
-                    return Ok(());
+                    break Ok(());
                 }
                 Ok(n) => {
                     self.end += n;
-                    return Ok(());
+                    self.offset += n as u64;
+                    break Ok(());
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+                Err(e) => break Err(e),
             }
+        };
+        if let Some(state) = &self.state {
+            state.set_waiting(false);
         }
+        result
     }
 }
 
@@ -228,10 +310,17 @@ pub enum Plan {
     },
     /// Parallel files read in lockstep: the hypothesis stream first, then one per reference.
     Parallel { streams: Vec<LineReader> },
+    /// `--follow FILE`: TSV/JSONL records from a file read like `tail -F`.
+    Follow {
+        path: PathBuf,
+        format: InputFormat,
+        refs: Option<usize>,
+    },
 }
 
-/// Sends batches to `tx` until the input ends, fails, or the receiving side hangs up.
-pub fn run(plan: Plan, tx: Sender<Batch>) {
+/// Sends batches to `tx` until the input ends, fails, a stop is requested, or the receiving side
+/// hangs up.
+pub fn run(plan: Plan, tx: Sender<Batch>, state: Arc<ReaderState>) {
     let mut out = Batcher {
         tx,
         batch: Batch {
@@ -240,6 +329,16 @@ pub fn run(plan: Plan, tx: Sender<Batch>) {
         },
         next_line: 1,
         framing: None,
+        state: Arc::clone(&state),
+    };
+    let framing = |format, refs| match format {
+        InputFormat::Auto => None,
+        InputFormat::Tsv => Some(Framing::Tsv { refs }),
+        InputFormat::Jsonl => Some(Framing::Jsonl { refs }),
+    };
+    let watch = |mut r: LineReader| {
+        r.state = Some(Arc::clone(&state));
+        r
     };
     let result = match plan {
         Plan::Lines {
@@ -247,16 +346,16 @@ pub fn run(plan: Plan, tx: Sender<Batch>) {
             format,
             refs,
         } => {
-            out.framing = match format {
-                InputFormat::Auto => None,
-                InputFormat::Tsv => Some(Framing::Tsv { refs }),
-                InputFormat::Jsonl => Some(Framing::Jsonl { refs }),
-            };
-            read_lines(sources, refs, &mut out)
+            out.framing = framing(format, refs);
+            read_lines(sources.into_iter().map(watch).collect(), refs, &mut out)
         }
         Plan::Parallel { streams } => {
             out.framing = Some(Framing::Parallel);
-            read_parallel(streams, &mut out)
+            read_parallel(streams.into_iter().map(watch).collect(), &mut out)
+        }
+        Plan::Follow { path, format, refs } => {
+            out.framing = framing(format, refs);
+            read_follow(&path, refs, &mut out)
         }
     };
     match result {
@@ -278,12 +377,13 @@ struct Batcher {
     batch: Batch,
     next_line: u64,
     framing: Option<Framing>,
+    state: Arc<ReaderState>,
 }
 
 impl Batcher {
     /// Hands the current batch over (if it has anything to say) and starts the next one.
     fn send(&mut self) -> Result<(), Stop> {
-        if self.batch.is_empty() && self.batch.fatal.is_none() {
+        if self.batch.is_empty() && self.batch.fatal.is_none() && self.batch.restart.is_none() {
             return Ok(());
         }
         let next = Batch {
@@ -294,7 +394,28 @@ impl Batcher {
         let mut batch = std::mem::replace(&mut self.batch, next);
         // Records read before the format is known are empty lines: bad in any framing.
         batch.framing = Some(self.framing.unwrap_or(Framing::Tsv { refs: None }));
-        self.tx.send(batch).map_err(|_| Stop::HungUp)
+        self.tx.send(batch).map_err(|_| Stop::HungUp)?;
+        self.state.sent.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Frames (detecting the format if still unknown) and records one TSV/JSONL line.
+    fn line(&mut self, line: &[u8], refs: Option<usize>) -> Result<(), Stop> {
+        if self.framing.is_none() {
+            if let Some(&first) = line.iter().find(|b| !b.is_ascii_whitespace()) {
+                self.framing = Some(if first == b'{' {
+                    Framing::Jsonl { refs }
+                } else {
+                    Framing::Tsv { refs }
+                });
+            }
+        }
+        self.batch.push_field(line);
+        self.record_done()
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.state.stop_requested()
     }
 
     fn record_done(&mut self) -> Result<(), Stop> {
@@ -317,31 +438,91 @@ fn read_lines(
             if !source.has_line() {
                 out.send()?;
             }
-            let line = match source.next_line() {
-                Ok(Some(line)) => line,
-                Ok(None) => break,
-                Err(e) => {
-                    return Err(Stop::Fatal(format!(
-                        "{}: read failed: {}",
-                        source.name(),
-                        io_message(&e)
-                    )))
-                }
-            };
-            if out.framing.is_none() {
-                if let Some(&first) = line.iter().find(|b| !b.is_ascii_whitespace()) {
-                    out.framing = Some(if first == b'{' {
-                        Framing::Jsonl { refs }
-                    } else {
-                        Framing::Tsv { refs }
-                    });
-                }
+            if out.stop_requested() {
+                return Ok(());
             }
-            out.batch.push_field(line);
-            out.record_done()?;
+            match source.next_line() {
+                Ok(Some(line)) => out.line(line, refs)?,
+                Ok(None) => break,
+                Err(e) => return Err(read_failed(source.name(), &e)),
+            }
         }
     }
     Ok(())
+}
+
+fn read_failed(name: &str, e: &io::Error) -> Stop {
+    Stop::Fatal(format!("{name}: read failed: {}", io_message(e)))
+}
+
+/// How often a followed file is checked for growth, truncation and replacement.
+const FOLLOW_POLL: Duration = Duration::from_millis(20);
+
+/// `--follow`: reads `path` like `tail -F`, from its start: keeps reading as it grows; when it is
+/// truncated (`copytruncate` rotation) or replaced (a new file under the name), reads the new
+/// contents from the start, after a batch that marks the restart. Ends only on a stop request.
+fn read_follow(path: &Path, refs: Option<usize>, out: &mut Batcher) -> Result<(), Stop> {
+    let name = path.display().to_string();
+    let state = Arc::clone(&out.state);
+    let open = || -> Result<(LineReader, Option<(u64, u64)>), Stop> {
+        let file = File::open(path).map_err(|e| read_failed(&name, &e))?;
+        let id = file_id(&file.metadata().map_err(|e| read_failed(&name, &e))?);
+        let mut reader = LineReader::new(Box::new(file), name.clone()).following();
+        reader.state = Some(Arc::clone(&state));
+        Ok((reader, id))
+    };
+    let (mut reader, mut id) = open()?;
+    loop {
+        if !reader.has_line() {
+            out.send()?;
+        }
+        if out.stop_requested() {
+            return Ok(());
+        }
+        match reader.next_line() {
+            Ok(Some(line)) => {
+                out.line(line, refs)?;
+                continue;
+            }
+            Ok(None) => {}
+            Err(e) => return Err(read_failed(&name, &e)),
+        }
+        // At the end of what has been written so far.
+        let change = match std::fs::metadata(path) {
+            Ok(meta) if file_id(&meta) != id => Some("replaced"),
+            Ok(meta) if meta.len() < reader.offset() => Some("truncated"),
+            // Missing for a moment during a rotation, or unchanged: wait.
+            _ => None,
+        };
+        if let Some(change) = change {
+            // The old file is finished: a last line without newline is a line.
+            if let Some(line) = reader.take_partial() {
+                out.line(&line, refs)?;
+            }
+            if let Ok(new) = open() {
+                out.batch.restart = Some(format!("{name} was {change}: reading it from the start"));
+                out.send()?;
+                (reader, id) = new;
+                continue;
+            }
+        }
+        out.state.set_waiting(true);
+        std::thread::sleep(FOLLOW_POLL);
+        out.state.set_waiting(false);
+        reader.resume();
+    }
+}
+
+/// Device and inode of a file, to notice that a path now names another file.
+#[cfg(unix)]
+fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
 }
 
 fn read_parallel(mut streams: Vec<LineReader>, out: &mut Batcher) -> Result<(), Stop> {
@@ -349,19 +530,16 @@ fn read_parallel(mut streams: Vec<LineReader>, out: &mut Batcher) -> Result<(), 
         if !streams[0].has_line() {
             out.send()?;
         }
+        if out.stop_requested() {
+            return Ok(());
+        }
         let line_no = out.next_line;
         let mut ended: Vec<usize> = Vec::new();
         for (i, stream) in streams.iter_mut().enumerate() {
             match stream.next_line() {
                 Ok(Some(line)) => out.batch.push_field(line),
                 Ok(None) => ended.push(i),
-                Err(e) => {
-                    return Err(Stop::Fatal(format!(
-                        "{}: read failed: {}",
-                        stream.name(),
-                        io_message(&e)
-                    )))
-                }
+                Err(e) => return Err(read_failed(stream.name(), &e)),
             }
         }
         if ended.len() == streams.len() {
@@ -400,7 +578,7 @@ mod tests {
 
     fn collect(plan: Plan) -> Vec<Batch> {
         let (tx, rx) = unbounded();
-        run(plan, tx);
+        run(plan, tx, Arc::default());
         rx.into_iter().collect()
     }
 

@@ -32,13 +32,17 @@ pub fn error_record(line: u64, message: &str, out: &mut Vec<u8>) {
     out.extend_from_slice(b"}\n");
 }
 
-/// `{"type":"corpus","final":…,"segments":…,"bad_lines":…,"<metric>":{…},…,"tool":"bleu-stream X"}`.
+/// `{"type":"corpus","final":…,"segments":…,"bad_lines":…[,"note":…],"<metric>":{…},…,
+/// "tool":"bleu-stream X"}`.
 pub fn corpus_record(report: &CorpusReport, out: &mut Vec<u8>) {
     let mut obj = Map::new();
     obj.insert("type".into(), Value::from("corpus"));
     obj.insert("final".into(), Value::from(report.is_final));
     obj.insert("segments".into(), Value::from(report.segments));
     obj.insert("bad_lines".into(), Value::from(report.bad_lines));
+    if let Some(note) = &report.note {
+        obj.insert("note".into(), Value::from(note.clone()));
+    }
     for m in &report.metrics {
         obj.insert(m.key.to_owned(), Value::Object(m.fields.clone()));
     }

@@ -4,7 +4,11 @@
 //! out in order, interleaving reports at the exact segment where they are due.
 
 pub mod jsonl;
+pub mod prometheus;
+mod sink;
 pub mod text;
+
+pub use sink::{OutputStream, Sink};
 
 use std::io::{self, Write};
 
@@ -42,6 +46,9 @@ pub struct CorpusReport {
     pub bad_lines: u64,
     /// One report per metric, in `--metrics` order.
     pub metrics: Vec<MetricReport>,
+    /// Why this report was written out of turn, if it marks an event (a followed file
+    /// restarting).
+    pub note: Option<String>,
 }
 
 /// Writes `bleu-stream: <text>` to stderr in one write, ignoring failure (a closed stderr must
@@ -110,51 +117,6 @@ impl RowWriter {
             RowStyle::None => {}
             RowStyle::Text(_) => text::bad_row(metrics, out),
             RowStyle::Json => jsonl::error_record(line, message, out),
-        }
-    }
-}
-
-/// Where the merger writes: stdout (rows, JSONL, `-b`, `--corpus-only`) and stderr (text
-/// reports, diagnostics).
-pub struct Sink<W: Write> {
-    pub out: W,
-    pub format: Format,
-    pub mode: Mode,
-    pub width: usize,
-    /// Flush after every batch of rows (terminal or `--line-buffered`).
-    pub line_buffered: bool,
-}
-
-impl<W: Write> Sink<W> {
-    /// Writes a report where it belongs for the mode and format.
-    pub fn report(&mut self, report: &CorpusReport) -> io::Result<()> {
-        match (self.mode, self.format, report.is_final) {
-            (Mode::ScoreOnly, _, true) => {
-                for m in &report.metrics {
-                    writeln!(self.out, "{:.*}", self.width, m.score)?;
-                }
-                Ok(())
-            }
-            // `-b` keeps stdout for the final number(s): running reports go to stderr.
-            (Mode::ScoreOnly, _, false) => {
-                let _ = io::stderr().write_all(text::report(report).as_bytes());
-                Ok(())
-            }
-            (_, Format::Jsonl, _) => {
-                let mut buf = Vec::new();
-                jsonl::corpus_record(report, &mut buf);
-                self.out.write_all(&buf)
-            }
-            (Mode::CorpusOnly, Format::Text, true) => {
-                self.out.write_all(text::report(report).as_bytes())
-            }
-            (_, Format::Text, _) => {
-                // Text reports never mix with rows on stdout. A closed stderr does not stop the
-                // scoring.
-                self.out.flush()?;
-                let _ = io::stderr().write_all(text::report(report).as_bytes());
-                Ok(())
-            }
         }
     }
 }

@@ -20,7 +20,7 @@ pub fn bad_row(metrics: usize, out: &mut Vec<u8>) {
 /// ```
 pub fn report(report: &CorpusReport) -> String {
     let mut s = String::new();
-    let _ = writeln!(
+    let _ = write!(
         s,
         "# bleu-stream {} {} report: {} segment{}, {} bad line{}",
         env!("CARGO_PKG_VERSION"),
@@ -30,6 +30,12 @@ pub fn report(report: &CorpusReport) -> String {
         report.bad_lines,
         plural(report.bad_lines),
     );
+    match &report.note {
+        Some(note) => {
+            let _ = writeln!(s, " ({note})");
+        }
+        None => s.push('\n'),
+    }
     for m in &report.metrics {
         let _ = writeln!(s, "{}", m.text);
         let _ = writeln!(s, "# {} signature: {}", m.name, m.signature);

@@ -1,0 +1,80 @@
+//! `--prometheus PATH`: the latest corpus report in the Prometheus text exposition format, for
+//! node_exporter's textfile collector (which reads `*.prom` files that are replaced atomically).
+
+use std::fmt::Write as _;
+
+use super::CorpusReport;
+
+/// Renders a report: a score gauge per metric (labelled with its name and signature), counters
+/// of segments and bad lines, whether the report is final, and the tool's version.
+pub fn render(report: &CorpusReport) -> String {
+    let mut s = String::new();
+    s.push_str(
+        "# HELP bleu_stream_score Corpus score of the segments read so far, in the scale of the \
+         reference implementation.\n# TYPE bleu_stream_score gauge\n",
+    );
+    for m in &report.metrics {
+        let _ = writeln!(
+            s,
+            "bleu_stream_score{{metric=\"{}\",name=\"{}\",signature=\"{}\"}} {}",
+            escape(m.key),
+            escape(&m.name),
+            escape(&m.signature),
+            number(m.score)
+        );
+    }
+    let _ = write!(
+        s,
+        "# HELP bleu_stream_segments_total Segments scored.\n\
+         # TYPE bleu_stream_segments_total counter\n\
+         bleu_stream_segments_total {}\n\
+         # HELP bleu_stream_bad_lines_total Bad input lines, excluded from the scores.\n\
+         # TYPE bleu_stream_bad_lines_total counter\n\
+         bleu_stream_bad_lines_total {}\n\
+         # HELP bleu_stream_final 1 when the input has ended and the report is final.\n\
+         # TYPE bleu_stream_final gauge\n\
+         bleu_stream_final {}\n\
+         # HELP bleu_stream_info The bleu-stream version that wrote this file.\n\
+         # TYPE bleu_stream_info gauge\n\
+         bleu_stream_info{{version=\"{}\"}} 1\n",
+        report.segments,
+        report.bad_lines,
+        u8::from(report.is_final),
+        env!("CARGO_PKG_VERSION"),
+    );
+    s
+}
+
+/// Label values escape `\`, `"` and line feeds.
+fn escape(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// Go `ParseFloat` syntax: shortest round-trip digits, `NaN`, `+Inf`, `-Inf`.
+fn number(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".to_owned()
+    } else if x.is_infinite() {
+        if x > 0.0 { "+Inf" } else { "-Inf" }.to_owned()
+    } else {
+        format!("{x:?}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_escapes() {
+        assert_eq!(number(34.5), "34.5");
+        assert_eq!(number(100.0), "100.0");
+        assert_eq!(number(1e-20), "1e-20");
+        assert_eq!(number(f64::NAN), "NaN");
+        assert_eq!(number(f64::NEG_INFINITY), "-Inf");
+        assert_eq!(escape("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+}

@@ -1,0 +1,153 @@
+//! Where the merger writes: stdout or `--output FILE` (rows, JSONL, `-b`, `--corpus-only`),
+//! stderr (text reports, diagnostics), and the report files (`--report-file`, `--prometheus`).
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Stdout, Write};
+use std::path::{Path, PathBuf};
+
+use super::{diagnostic, jsonl, prometheus, text, CorpusReport, Format, Mode};
+
+/// The main output stream: standard output, or a file that SIGHUP reopens.
+pub enum OutputStream {
+    Stdout(Stdout),
+    /// `--output FILE`, opened for appending (like `>>`), so that after a rotation that
+    /// truncates in place (`copytruncate`) writing goes on at the new end.
+    File {
+        path: PathBuf,
+        file: File,
+    },
+}
+
+impl OutputStream {
+    /// Opens `--output FILE` (or stdout without one).
+    pub fn open(path: Option<&Path>) -> io::Result<OutputStream> {
+        match path {
+            None => Ok(OutputStream::Stdout(io::stdout())),
+            Some(path) => Ok(OutputStream::File {
+                file: append(path)?,
+                path: path.to_owned(),
+            }),
+        }
+    }
+}
+
+fn append(path: &Path) -> io::Result<File> {
+    OpenOptions::new().create(true).append(true).open(path)
+}
+
+impl Write for OutputStream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            OutputStream::Stdout(s) => s.write(buf),
+            OutputStream::File { file, .. } => file.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            OutputStream::Stdout(s) => s.write_all(buf),
+            OutputStream::File { file, .. } => file.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            OutputStream::Stdout(s) => s.flush(),
+            OutputStream::File { file, .. } => file.flush(),
+        }
+    }
+}
+
+/// Everything the merger writes to.
+pub struct Sink {
+    pub out: BufWriter<OutputStream>,
+    pub format: Format,
+    pub mode: Mode,
+    pub width: usize,
+    /// Flush after every batch of rows (terminal or `--line-buffered`).
+    pub line_buffered: bool,
+    /// `--report-file`: the latest report as JSON, replaced atomically at every report.
+    pub report_file: Option<PathBuf>,
+    /// `--prometheus`: the latest report in the Prometheus text format, replaced atomically.
+    pub prometheus: Option<PathBuf>,
+}
+
+impl Sink {
+    /// A sink writing to `out`, with no report files.
+    pub fn new(out: OutputStream, format: Format, mode: Mode, width: usize) -> Sink {
+        Sink {
+            out: BufWriter::with_capacity(64 * 1024, out),
+            format,
+            mode,
+            width,
+            line_buffered: false,
+            report_file: None,
+            prometheus: None,
+        }
+    }
+
+    /// Writes a report where it belongs for the mode and format, and to the report files.
+    pub fn report(&mut self, report: &CorpusReport) -> io::Result<()> {
+        match (self.mode, self.format, report.is_final) {
+            (Mode::ScoreOnly, _, true) => {
+                for m in &report.metrics {
+                    writeln!(self.out, "{:.*}", self.width, m.score)?;
+                }
+            }
+            // `-b` keeps stdout for the final number(s): running reports go to stderr.
+            (Mode::ScoreOnly, _, false) => {
+                let _ = io::stderr().write_all(text::report(report).as_bytes());
+            }
+            (_, Format::Jsonl, _) => {
+                let mut buf = Vec::new();
+                jsonl::corpus_record(report, &mut buf);
+                self.out.write_all(&buf)?;
+            }
+            (Mode::CorpusOnly, Format::Text, true) => {
+                self.out.write_all(text::report(report).as_bytes())?;
+            }
+            (_, Format::Text, _) => {
+                // Text reports never mix with rows on stdout. A closed stderr does not stop
+                // the scoring.
+                self.out.flush()?;
+                let _ = io::stderr().write_all(text::report(report).as_bytes());
+            }
+        }
+        if let Some(path) = &self.report_file {
+            let mut buf = Vec::new();
+            jsonl::corpus_record(report, &mut buf);
+            replace_file(path, &buf);
+        }
+        if let Some(path) = &self.prometheus {
+            replace_file(path, prometheus::render(report).as_bytes());
+        }
+        Ok(())
+    }
+
+    /// SIGHUP: flushes and reopens `--output` (the report files are replaced at every report
+    /// anyway, so they follow a rotation by themselves).
+    pub fn reopen(&mut self) -> io::Result<()> {
+        self.out.flush()?;
+        if let OutputStream::File { path, file } = self.out.get_mut() {
+            *file = append(path)?;
+        }
+        Ok(())
+    }
+}
+
+/// Replaces `path` atomically (write a temporary file beside it, then rename), so that a reader
+/// never sees a half-written report. Failure is a warning: it must not stop the scoring.
+fn replace_file(path: &Path, contents: &[u8]) {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp.{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let result = std::fs::write(&tmp, contents).and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        diagnostic(&format!(
+            "warning: cannot write {}: {}",
+            path.display(),
+            crate::input::reader::io_message(&e)
+        ));
+    }
+}
