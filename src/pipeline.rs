@@ -111,18 +111,23 @@ pub fn run(
     thread::Builder::new()
         .name("reader".into())
         .spawn(move || reader::run(plan, batch_tx, state))?;
+    // Closed when the merger is done: workers waiting for a batch that a reader blocked on live
+    // input will never send must end too, or the scope below would never return.
+    let (quit_tx, quit_rx) = bounded::<()>(0);
     thread::scope(|scope| {
         for i in 0..threads {
-            let (rx, tx) = (batch_rx.clone(), done_tx.clone());
+            let (rx, tx, quit) = (batch_rx.clone(), done_tx.clone(), quit_rx.clone());
             thread::Builder::new()
                 .name(format!("worker-{i}"))
-                .spawn_scoped(scope, move || work(metrics, settings, rx, tx))
+                .spawn_scoped(scope, move || work(metrics, settings, rx, tx, quit))
                 .expect("spawning a worker thread");
         }
-        drop((batch_rx, done_tx));
+        drop((batch_rx, done_tx, quit_rx));
         let mut merger = Merger::new(metrics, settings);
         let result = merger.merge(done_rx, &control, sink);
-        result.and_then(|()| merger.finish(sink))
+        let result = result.and_then(|()| merger.finish(sink));
+        drop(quit_tx);
+        result
     })
 }
 
@@ -131,9 +136,17 @@ fn work(
     settings: &Settings,
     rx: Receiver<Batch>,
     tx: Sender<Done>,
+    quit: Receiver<()>,
 ) {
     let mut workspaces: Vec<_> = metrics.iter().map(|m| m.new_workspace()).collect();
-    for mut batch in rx {
+    loop {
+        let mut batch = select! {
+            recv(rx) -> batch => match batch {
+                Ok(batch) => batch,
+                Err(_) => return,
+            },
+            recv(quit) -> _ => return,
+        };
         let n = batch.len();
         let framing = batch.framing.expect("the reader sets the framing");
         let mut done = Done {

@@ -1,0 +1,456 @@
+//! Live mode (SPEC §5): running reports on SIGUSR1 and `--interval`, graceful SIGINT/SIGTERM,
+//! SIGHUP reopening `--output`, the report files, `--follow` through rotations, and
+//! backpressure. The binary is spawned and real signals are sent; waits are bounded by generous
+//! deadlines and nothing asserts a duration.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::util::BIN;
+
+const DEADLINE: Duration = Duration::from_secs(20);
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bleu-stream-live-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{name}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -{name} failed");
+}
+
+/// A running binary whose stdout lines arrive on a channel.
+struct Live {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Live {
+    fn spawn(args: &[&str]) -> Live {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                if tx.send(line.unwrap()).is_err() {
+                    break;
+                }
+            }
+        });
+        Live {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+        }
+    }
+
+    fn write(&mut self, text: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next stdout line, waiting at most the deadline.
+    fn line(&self) -> String {
+        self.lines
+            .recv_timeout(DEADLINE)
+            .expect("a line within the deadline")
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.line()).unwrap()
+    }
+
+    /// Waits for the exit; returns the status code and stderr.
+    fn wait(mut self) -> (Option<i32>, String) {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let mut err = String::new();
+                self.child
+                    .stderr
+                    .take()
+                    .unwrap()
+                    .read_to_string(&mut err)
+                    .unwrap();
+                return (status.code(), err);
+            }
+            if start.elapsed() > DEADLINE {
+                let _ = self.child.kill();
+                panic!("the process did not exit within {DEADLINE:?}");
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+fn segment(i: usize) -> String {
+    format!("a b c {i}\ta b c {i}\n")
+}
+
+#[test]
+fn sigusr1_writes_a_running_report_now() {
+    let mut live = Live::spawn(&["-f", "jsonl"]);
+    live.write(&segment(1));
+    assert_eq!(live.json()["type"], "segment");
+    signal(&live.child, "USR1");
+    let report = live.json();
+    assert_eq!(
+        (report["type"].as_str(), report["final"].as_bool()),
+        (Some("corpus"), Some(false))
+    );
+    assert_eq!(report["segments"], 1);
+    live.write(&segment(2));
+    assert_eq!(live.json()["line"], 2);
+    drop(live.stdin.take());
+    assert_eq!(live.json()["final"], true);
+    assert_eq!(live.wait().0, Some(0));
+}
+
+#[test]
+fn interval_reports_arrive_without_input() {
+    let mut live = Live::spawn(&["-f", "jsonl", "--interval", "50ms"]);
+    // No line is written: the timer alone produces reports.
+    for _ in 0..2 {
+        let report = live.json();
+        assert_eq!(
+            (report["type"].as_str(), report["segments"].as_u64()),
+            (Some("corpus"), Some(0))
+        );
+    }
+    live.write(&segment(1));
+    let mut saw_segment = false;
+    while !saw_segment {
+        saw_segment = live.json()["type"] == "segment";
+    }
+    drop(live.stdin.take());
+    assert_eq!(live.wait().0, Some(0));
+}
+
+#[test]
+fn sigterm_and_sigint_finish_what_was_read() {
+    for (name, code) in [("TERM", 143), ("INT", 130)] {
+        let mut live = Live::spawn(&["-f", "jsonl"]);
+        for i in 0..5 {
+            live.write(&segment(i));
+        }
+        for i in 0..5 {
+            assert_eq!(live.json()["line"], i + 1);
+        }
+        // stdin stays open: the stop must not wait for the end of the input.
+        signal(&live.child, name);
+        let report = live.json();
+        assert_eq!(
+            (report["final"].as_bool(), report["segments"].as_u64()),
+            (Some(true), Some(5))
+        );
+        let (status, stderr) = live.wait();
+        assert_eq!(status, Some(code), "SIG{name}: {stderr}");
+    }
+}
+
+#[test]
+fn second_sigint_exits_at_once() {
+    // Nobody reads stdout: the merger blocks on a full pipe, so the first SIGINT cannot finish.
+    let mut child = Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = thread::spawn(move || {
+        let text: String = (0..200_000).map(segment).collect();
+        let _ = stdin.write_all(text.as_bytes());
+        stdin
+    });
+    thread::sleep(Duration::from_millis(300));
+    let status = |child: &mut Child| child.try_wait().unwrap();
+    signal(&child, "INT");
+    thread::sleep(Duration::from_millis(300));
+    assert!(
+        status(&mut child).is_none(),
+        "still finishing after the first SIGINT"
+    );
+    signal(&child, "INT");
+    let start = Instant::now();
+    while status(&mut child).is_none() {
+        assert!(
+            start.elapsed() < DEADLINE,
+            "a second SIGINT must end the process"
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(status(&mut child).unwrap().code(), Some(130));
+    drop(child.stdout.take());
+    let _ = writer.join();
+}
+
+fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(start.elapsed() < DEADLINE, "waited too long for {what}");
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn line_count(path: &Path) -> usize {
+    fs::read_to_string(path).map_or(0, |s| s.lines().count())
+}
+
+#[test]
+fn sighup_reopens_the_output_file() {
+    let dir = tempdir("hup");
+    let out = dir.join("rows.txt");
+    let mut live = Live::spawn(&["--output", out.to_str().unwrap(), "--line-buffered"]);
+    live.write(&segment(1));
+    live.write(&segment(2));
+    wait_for("two rows", || line_count(&out) == 2);
+    let rotated = dir.join("rows.txt.1");
+    fs::rename(&out, &rotated).unwrap();
+    signal(&live.child, "HUP");
+    // The row of a line written around the signal may land in either file; none may be lost.
+    let mut written = 2;
+    wait_for("a new output file", || {
+        written += 1;
+        live.write(&segment(written));
+        thread::sleep(Duration::from_millis(20));
+        out.exists()
+    });
+    live.write(&segment(written + 1));
+    written += 1;
+    drop(live.stdin.take());
+    let (status, stderr) = live.wait();
+    assert_eq!(status, Some(0), "{stderr}");
+    let (old, new) = (line_count(&rotated), line_count(&out));
+    assert!(
+        old >= 2 && new >= 1,
+        "rows before/after the rotation: {old}/{new}"
+    );
+    assert_eq!(old + new, written, "every row is in one of the two files");
+    assert!(live_lines_are_rows(&fs::read_to_string(&out).unwrap()));
+}
+
+fn live_lines_are_rows(text: &str) -> bool {
+    text.lines().all(|l| l == "100.00")
+}
+
+#[test]
+fn report_files_are_replaced_at_every_report() {
+    let dir = tempdir("reports");
+    let json = dir.join("report.json");
+    let prom = dir.join("bleu.prom");
+    let mut live = Live::spawn(&[
+        "--report-file",
+        json.to_str().unwrap(),
+        "--prometheus",
+        prom.to_str().unwrap(),
+        "--every",
+        "2",
+    ]);
+    for i in 0..3 {
+        live.write(&segment(i));
+    }
+    wait_for("a report after 2 lines", || json.exists() && prom.exists());
+    let report: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        (report["segments"].as_u64(), report["final"].as_bool()),
+        (Some(2), Some(false))
+    );
+    drop(live.stdin.take());
+    assert_eq!(live.wait().0, Some(0));
+    let report: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        (report["segments"].as_u64(), report["final"].as_bool()),
+        (Some(3), Some(true))
+    );
+    // No temporary file is left behind.
+    assert_eq!(fs::read_dir(&dir).unwrap().count(), 2);
+    check_exposition(&fs::read_to_string(&prom).unwrap());
+}
+
+/// Parses the exposition with the Python `prometheus_client` parser. CI installs it; elsewhere
+/// the check is skipped with a message when the module is missing.
+fn check_exposition(text: &str) {
+    const PARSE: &str = r#"
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+samples = {}
+for family in text_string_to_metric_families(sys.stdin.read()):
+    for s in family.samples:
+        samples[s.name] = (family.type, s.labels, s.value)
+kind, labels, value = samples["bleu_stream_score"]
+assert kind == "gauge" and labels["metric"] == "bleu" and labels["name"] == "BLEU", samples
+assert labels["signature"].startswith("nrefs:1|case:mixed"), labels
+assert abs(value - 100.0) < 1e-9, value
+assert samples["bleu_stream_segments_total"][0] == "counter" and samples["bleu_stream_segments_total"][2] == 3
+assert samples["bleu_stream_bad_lines_total"][2] == 0
+assert samples["bleu_stream_final"][2] == 1
+print("prometheus exposition parsed:", len(samples), "samples")
+"#;
+    let has_module = Command::new("python3")
+        .args(["-c", "import prometheus_client"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_module {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have the prometheus_client module (pip install prometheus_client)"
+        );
+        eprintln!(
+            "SKIPPED: Prometheus exposition parse (python3 module prometheus_client missing)"
+        );
+        return;
+    }
+    let mut child = Command::new("python3")
+        .args(["-c", PARSE])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "prometheus_client rejected the exposition: {}\n{text}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprint!("{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn follow_reads_through_truncation_and_replacement() {
+    let dir = tempdir("follow");
+    let log = dir.join("decoder.log");
+    fs::write(&log, segment(1)).unwrap();
+    let live = Live::spawn(&["--follow", log.to_str().unwrap(), "-f", "jsonl"]);
+    assert_eq!(live.json()["line"], 1);
+    let append = |text: &str| {
+        let mut f = fs::OpenOptions::new().append(true).open(&log).unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    };
+    append(&segment(2));
+    assert_eq!(live.json()["line"], 2);
+    // copytruncate: the same file, emptied, then written again.
+    fs::write(&log, "").unwrap();
+    thread::sleep(Duration::from_millis(200));
+    append(&segment(3));
+    let restart = live.json();
+    assert_eq!(restart["type"], "corpus");
+    assert!(
+        restart["note"].as_str().unwrap().contains("was truncated"),
+        "{restart}"
+    );
+    assert_eq!(live.json()["line"], 3);
+    // Replacement: a new file under the same name; a last line without newline still counts.
+    append("x y\tx y");
+    fs::rename(&log, dir.join("decoder.log.1")).unwrap();
+    fs::write(&log, segment(5)).unwrap();
+    assert_eq!(live.json()["line"], 4);
+    let restart = live.json();
+    assert!(
+        restart["note"].as_str().unwrap().contains("was replaced"),
+        "{restart}"
+    );
+    assert_eq!(live.json()["line"], 5);
+    signal(&live.child, "TERM");
+    let last = live.json();
+    assert_eq!(
+        (last["final"].as_bool(), last["segments"].as_u64()),
+        (Some(true), Some(5))
+    );
+    assert_eq!(live.wait().0, Some(143));
+}
+
+#[test]
+fn slow_consumer_applies_backpressure() {
+    // Nobody reads stdout for a while: the writer must be held back (bounded buffers), not
+    // absorbed into growing memory.
+    let mut child = Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, written) = mpsc::channel();
+    let writer = thread::spawn(move || {
+        let chunk: String = (0..10_000).map(segment).collect();
+        let mut total = 0usize;
+        for _ in 0..200 {
+            if stdin.write_all(chunk.as_bytes()).is_err() {
+                break;
+            }
+            total += chunk.len();
+            let _ = tx.send(total);
+        }
+    });
+    thread::sleep(Duration::from_millis(1500));
+    let accepted = written.try_iter().last().unwrap_or(0);
+    let rss_kib = fs::read_to_string(format!("/proc/{}/status", child.id()))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        });
+    let total = 200 * (0..10_000).map(|i| segment(i).len()).sum::<usize>();
+    eprintln!("backpressure: {accepted} of {total} bytes accepted while stdout was not read; RSS {rss_kib:?} KiB");
+    assert!(
+        accepted < total / 4,
+        "input kept flowing although nobody read the output"
+    );
+    if let Some(kib) = rss_kib {
+        assert!(kib < 64 * 1024, "memory grew to {kib} KiB");
+    }
+    // Now read everything: every row arrives.
+    let mut rows = 0usize;
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while reader.read_line(&mut line).unwrap() > 0 {
+        rows += 1;
+        line.clear();
+    }
+    writer.join().unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(rows, 200 * 10_000);
+}
+
+#[test]
+fn regression_early_stop_with_live_input_exits() {
+    // --on-error fail stops at a bad line while stdin stays open: the workers must not keep the
+    // process alive waiting for input the reader will never send.
+    let mut live = Live::spawn(&["--on-error", "fail"]);
+    live.write("a b\ta b\nbad line\n");
+    assert_eq!(live.line(), "100.00");
+    let (status, stderr) = live.wait();
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(stderr.contains("line 2: no TAB"), "{stderr}");
+}
