@@ -134,7 +134,7 @@ pub fn run(config: Config) -> u8 {
 /// Opens every input stream before anything is written, so a missing file is reported at once.
 fn open(config: &Config) -> Result<Plan, String> {
     let reader = |s: &crate::input::reader::Source| -> Result<LineReader, String> {
-        Ok(LineReader::new(s.open()?, s.name()))
+        Ok(LineReader::new(s.open()?, s.name()).max_line(config.max_line_bytes))
     };
     if let Some(path) = &config.follow {
         // Fail now, not in the reader thread, if the file cannot be read at all.
@@ -143,6 +143,7 @@ fn open(config: &Config) -> Result<Plan, String> {
             path: path.clone(),
             format: config.input,
             refs: config.nrefs,
+            max_line: config.max_line_bytes,
         });
     }
     if config.ref_files.is_empty() {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::{ArgAction, Parser, ValueEnum};
 
 use crate::input::reader::Source;
-use crate::input::{InputFormat, Utf8Policy};
+use crate::input::{InputFormat, Refs, Utf8Policy};
 use crate::metric::bleu::{BleuConfig, SmoothMethod};
 use crate::metric::chrf::ChrfConfig;
 use crate::metric::MetricOptions;
@@ -66,10 +66,16 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input: Option<InputArg>,
 
-    /// Every line must carry exactly N references (TSV: N+1 fields; JSONL: N entries in "refs");
-    /// other lines are bad lines. Default: any number of references, at least one.
-    #[arg(long = "refs", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub nrefs: Option<u32>,
+    /// Number of references per line: N (TSV: N+1 fields; JSONL: N entries in "refs") or `any`
+    /// (one or more, varying). Other lines are bad lines. Default for TSV: as many as the first
+    /// line with a TAB has, so that a TAB inside a sentence is caught; for JSONL: any.
+    #[arg(long = "refs", value_name = "N|any", value_parser = parse_refs)]
+    pub nrefs: Option<Refs>,
+
+    /// Longest line accepted, in bytes (suffixes K, M, G: binary multiples); a longer line is a
+    /// bad line, skipped without being held in memory.
+    #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = parse_bytes)]
+    pub max_line_bytes: usize,
 
     /// Metrics to compute, comma-separated, in output column order.
     #[arg(
@@ -204,6 +210,38 @@ pub struct Args {
     pub prometheus: Option<PathBuf>,
 }
 
+/// `--refs`: a positive number or `any`.
+fn parse_refs(text: &str) -> Result<Refs, String> {
+    match text {
+        "any" => Ok(Refs::Any),
+        n => match n.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(Refs::Exactly(n)),
+            _ => Err(format!("'{text}' is neither a positive number nor 'any'")),
+        },
+    }
+}
+
+/// `--max-line-bytes`: a number with an optional K, M or G (powers of 1024).
+fn parse_bytes(text: &str) -> Result<usize, String> {
+    let (number, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => text.split_at(i),
+        None => (text, ""),
+    };
+    let factor: usize = match unit {
+        "" => 1,
+        "K" | "k" | "KiB" => 1 << 10,
+        "M" | "MiB" => 1 << 20,
+        "G" | "GiB" => 1 << 30,
+        _ => return Err(format!("'{text}' is not a size like 65536, 64K or 16M")),
+    };
+    number
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(factor))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("'{text}' is not a size like 65536, 64K or 16M"))
+}
+
 /// `10s`, `1m`, `500ms`, `2h`, `1.5s`; a bare number is seconds.
 fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
@@ -268,7 +306,8 @@ pub struct Config {
     /// Reference files of parallel mode (empty: TSV/JSONL input).
     pub ref_files: Vec<Source>,
     pub input: InputFormat,
-    pub nrefs: Option<usize>,
+    pub nrefs: Refs,
+    pub max_line_bytes: usize,
     pub metric_names: Vec<String>,
     pub metric_options: MetricOptions,
     pub settings: Settings,
@@ -371,7 +410,8 @@ impl Args {
                 InputArg::Tsv => InputFormat::Tsv,
                 InputArg::Jsonl => InputFormat::Jsonl,
             },
-            nrefs: self.nrefs.map(|n| n as usize),
+            nrefs: self.nrefs.unwrap_or(Refs::Unknown),
+            max_line_bytes: self.max_line_bytes,
             metric_names,
             metric_options: MetricOptions {
                 bleu,
@@ -431,5 +471,16 @@ mod tests {
         assert!(parse_duration("10x").is_err());
         assert!(parse_duration("s").is_err());
         assert!(parse_duration("0s").is_err());
+    }
+
+    #[test]
+    fn refs_and_sizes() {
+        assert_eq!(parse_refs("2"), Ok(Refs::Exactly(2)));
+        assert_eq!(parse_refs("any"), Ok(Refs::Any));
+        assert!(parse_refs("0").is_err() && parse_refs("x").is_err());
+        assert_eq!(parse_bytes("16M"), Ok(16 << 20));
+        assert_eq!(parse_bytes("64K"), Ok(65536));
+        assert_eq!(parse_bytes("100"), Ok(100));
+        assert!(parse_bytes("0").is_err() && parse_bytes("1T").is_err());
     }
 }

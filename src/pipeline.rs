@@ -162,10 +162,15 @@ fn work(
         };
         let mut fields = Vec::new();
         let mut notes = Vec::new();
+        let mut reader_bad = std::mem::take(&mut batch.bad).into_iter().peekable();
         for i in 0..n {
             let line = batch.first_line + i as u64;
             batch.fields(i, &mut fields);
-            match frame(framing, &fields, settings.utf8) {
+            let framed = match reader_bad.next_if(|(r, _)| *r == i) {
+                Some((_, message)) => Err(message),
+                None => frame(framing, &fields, settings.utf8),
+            };
+            match framed {
                 Ok(segment) => {
                     settings.rows.segment(
                         line,

@@ -382,7 +382,7 @@ fn usage_and_file_errors() {
 }
 
 /// A deterministic pseudo-random corpus with punctuation, numbers, CJK, empty fields and a
-/// varying number of references.
+/// varying number of references (so it needs `--refs any`).
 fn generated_corpus(lines: usize) -> String {
     let words = [
         "the",
@@ -435,18 +435,26 @@ fn generated_corpus(lines: usize) -> String {
 #[test]
 fn output_is_identical_for_every_thread_count() {
     let input = generated_corpus(20_000);
-    let reference = run(&["-f", "jsonl", "--every", "997", "-j", "1"], &input);
+    let reference = run(
+        &["--refs", "any", "-f", "jsonl", "--every", "997", "-j", "1"],
+        &input,
+    );
     reference.assert_success();
     assert_eq!(reference.jsonl().unwrap().len(), 20_000 + 20 + 1);
     for threads in ["2", "3", "8"] {
-        let out = run(&["-f", "jsonl", "--every", "997", "-j", threads], &input);
+        let out = run(
+            &[
+                "--refs", "any", "-f", "jsonl", "--every", "997", "-j", threads,
+            ],
+            &input,
+        );
         assert!(
             out.stdout == reference.stdout,
             "stdout differs with -j {threads}"
         );
     }
-    let text1 = run(&["-j", "1"], &input);
-    let text4 = run(&["-j", "4"], &input);
+    let text1 = run(&["--refs", "any", "-j", "1"], &input);
+    let text4 = run(&["--refs", "any", "-j", "4"], &input);
     assert_eq!(text1.stdout, text4.stdout);
     assert_eq!(text1.stderr, text4.stderr);
 }
@@ -454,7 +462,10 @@ fn output_is_identical_for_every_thread_count() {
 #[test]
 fn corpus_score_equals_sum_of_segment_statistics() {
     let input = generated_corpus(3_000);
-    let out = run(&["-f", "jsonl", "--effective-order", "no"], &input);
+    let out = run(
+        &["--refs", "any", "-f", "jsonl", "--effective-order", "no"],
+        &input,
+    );
     let recs = out.jsonl().unwrap();
     let mut sums = [0u64; 10];
     for r in &recs[..recs.len() - 1] {
@@ -520,6 +531,7 @@ fn live_input_gets_each_row_before_more_input_arrives() {
 fn broken_pipe_exits_quietly() {
     let input = generated_corpus(50_000);
     let mut child = Command::new(BIN)
+        .args(["--refs", "any"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -622,4 +634,65 @@ fn jsonl_refs_count_is_checked_with_refs_option() {
     assert!(out
         .stderr_str()
         .contains("line 2: 1 references where --refs 2 expects 2"));
+}
+
+#[test]
+fn a_tab_inside_a_sentence_is_a_bad_line_by_default() {
+    // Like WMT22 uk-en reference A: one line has a TAB inside the sentence.
+    let input = "a b\ta b\nc d\tc\td\ne f\te f\n";
+    let out = run(&[], input);
+    assert_eq!(out.stdout_str(), "100.00\n\n100.00\n");
+    let err = out.stderr_str();
+    assert!(
+        err.contains("line 2: 3 fields but line 1 has 2: a TAB inside a sentence?"),
+        "{err}"
+    );
+    // --refs any: the number of references may vary (the extra field is a reference).
+    let out = run(&["--refs", "any", "-f", "jsonl"], input);
+    let recs = out.jsonl().unwrap();
+    assert_eq!(recs[1]["type"], "segment");
+    assert!(final_record(&out)["bleu"]["signature"]
+        .as_str()
+        .unwrap()
+        .starts_with("nrefs:var|"));
+    // The first line with a TAB sets the count; earlier lines without one are bad on their own.
+    let out = run(&[], "no tab\na\tb\tc\nd\te\tf\n");
+    assert_eq!(out.stdout_str(), "\n0.00\n0.00\n");
+    assert!(run(&["--refs", "0"], "")
+        .stderr_str()
+        .contains("neither a positive number"));
+}
+
+#[test]
+fn over_long_lines_are_skipped_without_losing_alignment() {
+    let long = format!("{}\tref\n", "x ".repeat(400_000));
+    let input = format!("a b\ta b\n{long}c d\tc d\n");
+    let out = run(&["--max-line-bytes", "64K"], &input);
+    assert!(out.success(), "{}", out.describe());
+    assert_eq!(out.stdout_str(), "100.00\n\n100.00\n");
+    assert!(out.stderr_str().contains(&format!(
+        "line 2: line of {} bytes is longer than --max-line-bytes: skipped",
+        long.len() - 1
+    )));
+    // The same in parallel files: the record is bad, the streams stay in step.
+    let dir = tempdir("long");
+    let (hyp, reference) = (dir.join("hyp"), dir.join("ref"));
+    std::fs::write(&hyp, format!("a b\n{}\nc d\n", "y".repeat(100_000))).unwrap();
+    std::fs::write(&reference, "a b\nz\nc d\n").unwrap();
+    let out = Cmd::new()
+        .args(["--max-line-bytes", "1K", "-r", reference.to_str().unwrap()])
+        .arg(&hyp)
+        .run();
+    assert_eq!(out.stdout_str(), "100.00\n\n100.00\n");
+    assert!(
+        out.stderr_str().contains("line 2: "),
+        "{}",
+        out.stderr_str()
+    );
+}
+
+#[test]
+fn byte_order_mark_does_not_hide_jsonl() {
+    let out = run(&[], "\u{feff}{\"hyp\": \"a b\", \"ref\": \"a b\"}\n");
+    assert_eq!(out.stdout_str(), "100.00\n");
 }

@@ -25,6 +25,9 @@ struct Record<'a> {
 }
 
 pub fn frame(line: &[u8], nrefs: Option<usize>, utf8: Utf8Policy) -> Result<Segment<'_>, String> {
+    // A byte order mark (Windows tools write one) is not part of the JSON text (RFC 8259 §8.1
+    // lets parsers ignore it).
+    let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
         return Err("empty line".to_owned());
     }
@@ -142,6 +145,17 @@ mod tests {
         let err = frame(two, Some(1), Utf8Policy::Error).unwrap_err();
         assert_eq!(err, "2 references where --refs 1 expects 1");
         assert!(frame(two, Some(2), Utf8Policy::Error).is_ok());
+    }
+
+    #[test]
+    fn byte_order_mark_before_json() {
+        let seg = frame(
+            b"\xef\xbb\xbf{\"hyp\":\"h\",\"ref\":\"r\"}",
+            None,
+            Utf8Policy::Error,
+        )
+        .unwrap();
+        assert_eq!(seg.hyp, "h");
     }
 
     #[test]

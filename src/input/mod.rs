@@ -27,12 +27,37 @@ pub struct Segment<'a> {
 /// How input lines become segments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Framing {
-    /// `hyp<TAB>ref1<TAB>ref2…`; `refs` fixes the number of references.
-    Tsv { refs: Option<usize> },
+    /// `hyp<TAB>ref1<TAB>ref2…`.
+    Tsv { refs: Refs },
     /// One JSON object per line; `refs` fixes the number of references.
     Jsonl { refs: Option<usize> },
     /// Parallel files: each record is already one line per stream (hypothesis first).
     Parallel,
+}
+
+/// How many references a TSV line must have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refs {
+    /// `--refs N`: exactly N.
+    Exactly(usize),
+    /// `--refs any`: one or more, varying from line to line.
+    Any,
+    /// The default: as many as the first line with a TAB (line `line`, `count` references), so
+    /// that a TAB inside a sentence cannot silently become an extra reference (WMT22's uk-en
+    /// reference A has one).
+    AsLine { line: u64, count: usize },
+    /// The default, before a line with a TAB has been read: one or more.
+    Unknown,
+}
+
+impl Refs {
+    /// The number fixed by `--refs N`, if any (what JSONL checks).
+    pub fn exactly(self) -> Option<usize> {
+        match self {
+            Refs::Exactly(n) => Some(n),
+            _ => None,
+        }
+    }
 }
 
 /// The `--input` choice.

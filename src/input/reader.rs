@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use crossbeam_channel::Sender;
 
-use super::{Framing, InputFormat};
+use super::{Framing, InputFormat, Refs};
 
 /// Records per batch at most.
 const MAX_RECORDS: usize = 2048;
@@ -40,6 +40,9 @@ pub struct Batch {
     records: Vec<usize>,
     /// The input failed after these records (read error, streams of different length).
     pub fatal: Option<String>,
+    /// Records found bad by the reader itself (a line over `--max-line-bytes`): index and
+    /// message, in order. Their fields are empty.
+    pub bad: Vec<(usize, String)>,
     /// `--follow`: the file was truncated or replaced after these records, and is read again
     /// from its start; the message says which (the merger writes a report marking it).
     pub restart: Option<String>,
@@ -75,6 +78,11 @@ impl Batch {
 
     fn end_record(&mut self) {
         self.records.push(self.fields.len());
+    }
+
+    /// Marks the record being built as bad (its fields stay empty).
+    fn mark_bad(&mut self, message: String) {
+        self.bad.push((self.records.len(), message));
     }
 
     fn is_full(&self) -> bool {
@@ -176,6 +184,19 @@ pub struct LineReader {
     /// may still be writing it.
     follow: bool,
     state: Option<Arc<ReaderState>>,
+    /// `--max-line-bytes`: a longer line is skipped, never buffered whole.
+    max_line: usize,
+    /// Bytes of the current over-long line skipped so far.
+    skipping: Option<u64>,
+}
+
+/// One line as read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// The line without its `\n` and one trailing `\r`.
+    Text(&'a [u8]),
+    /// A line over the maximum length, skipped; its length in bytes.
+    TooLong(u64),
 }
 
 impl LineReader {
@@ -191,7 +212,15 @@ impl LineReader {
             offset: 0,
             follow: false,
             state: None,
+            max_line: usize::MAX,
+            skipping: None,
         }
+    }
+
+    /// Lines longer than `bytes` are skipped (and reported as [`Line::TooLong`]).
+    pub fn max_line(mut self, bytes: usize) -> LineReader {
+        self.max_line = bytes;
+        self
     }
 
     /// A reader that keeps a partial last line at the end of the data (see [`Self::resume`]).
@@ -207,6 +236,7 @@ impl LineReader {
 
     /// The bytes after the last complete line (a line still being written), taken.
     pub fn take_partial(&mut self) -> Option<Vec<u8>> {
+        self.skipping = None;
         if self.start < self.end && !self.find_newline() {
             let line = strip_cr(&self.buf[self.start..self.end]).to_vec();
             self.start = self.end;
@@ -239,21 +269,40 @@ impl LineReader {
         self.newline.is_some()
     }
 
-    /// The next line without its `\n` (and without one trailing `\r`), or `None` at the end.
-    pub fn next_line(&mut self) -> io::Result<Option<&[u8]>> {
+    /// The next line, or `None` at the end.
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         loop {
             if self.find_newline() {
                 let nl = self.newline.take().expect("found above");
                 let line = self.start..self.start + nl;
                 self.start += nl + 1;
-                return Ok(Some(strip_cr(&self.buf[line])));
+                if let Some(skipped) = self.skipping.take() {
+                    return Ok(Some(Line::TooLong(skipped + nl as u64)));
+                }
+                if nl > self.max_line {
+                    return Ok(Some(Line::TooLong(nl as u64)));
+                }
+                return Ok(Some(Line::Text(strip_cr(&self.buf[line]))));
             }
-            if self.eof {
-                if self.start < self.end && !self.follow {
+            if self.end - self.start > self.max_line {
+                // Over the limit and no end in sight: drop what is buffered, remember how much.
+                *self.skipping.get_or_insert(0) += (self.end - self.start) as u64;
+                self.start = self.end;
+            }
+            if self.eof && !self.follow {
+                let rest = (self.end - self.start) as u64;
+                if let Some(skipped) = self.skipping.take() {
+                    self.start = self.end;
+                    return Ok(Some(Line::TooLong(skipped + rest)));
+                }
+                if rest > 0 {
                     let line = self.start..self.end;
                     self.start = self.end;
-                    return Ok(Some(strip_cr(&self.buf[line])));
+                    return Ok(Some(Line::Text(strip_cr(&self.buf[line]))));
                 }
+                return Ok(None);
+            }
+            if self.eof {
                 return Ok(None);
             }
             self.fill()?;
@@ -306,7 +355,7 @@ pub enum Plan {
     Lines {
         sources: Vec<LineReader>,
         format: InputFormat,
-        refs: Option<usize>,
+        refs: Refs,
     },
     /// Parallel files read in lockstep: the hypothesis stream first, then one per reference.
     Parallel { streams: Vec<LineReader> },
@@ -314,7 +363,9 @@ pub enum Plan {
     Follow {
         path: PathBuf,
         format: InputFormat,
-        refs: Option<usize>,
+        refs: Refs,
+        /// `--max-line-bytes`.
+        max_line: usize,
     },
 }
 
@@ -331,10 +382,12 @@ pub fn run(plan: Plan, tx: Sender<Batch>, state: Arc<ReaderState>) {
         framing: None,
         state: Arc::clone(&state),
     };
-    let framing = |format, refs| match format {
+    let framing = |format, refs: Refs| match format {
         InputFormat::Auto => None,
         InputFormat::Tsv => Some(Framing::Tsv { refs }),
-        InputFormat::Jsonl => Some(Framing::Jsonl { refs }),
+        InputFormat::Jsonl => Some(Framing::Jsonl {
+            refs: refs.exactly(),
+        }),
     };
     let watch = |mut r: LineReader| {
         r.state = Some(Arc::clone(&state));
@@ -353,9 +406,14 @@ pub fn run(plan: Plan, tx: Sender<Batch>, state: Arc<ReaderState>) {
             out.framing = Some(Framing::Parallel);
             read_parallel(streams.into_iter().map(watch).collect(), &mut out)
         }
-        Plan::Follow { path, format, refs } => {
+        Plan::Follow {
+            path,
+            format,
+            refs,
+            max_line,
+        } => {
             out.framing = framing(format, refs);
-            read_follow(&path, refs, &mut out)
+            read_follow(&path, refs, max_line, &mut out)
         }
     };
     match result {
@@ -393,24 +451,50 @@ impl Batcher {
         };
         let mut batch = std::mem::replace(&mut self.batch, next);
         // Records read before the format is known are empty lines: bad in any framing.
-        batch.framing = Some(self.framing.unwrap_or(Framing::Tsv { refs: None }));
+        batch.framing = Some(self.framing.unwrap_or(Framing::Tsv {
+            refs: Refs::Unknown,
+        }));
         self.tx.send(batch).map_err(|_| Stop::HungUp)?;
         self.state.sent.fetch_add(1, Ordering::SeqCst);
         Ok(())
     }
 
     /// Frames (detecting the format if still unknown) and records one TSV/JSONL line.
-    fn line(&mut self, line: &[u8], refs: Option<usize>) -> Result<(), Stop> {
+    fn line(&mut self, line: Line<'_>, refs: Refs) -> Result<(), Stop> {
+        let text = match line {
+            Line::Text(text) => text,
+            Line::TooLong(bytes) => {
+                self.batch.mark_bad(too_long(bytes));
+                return self.record_done();
+            }
+        };
         if self.framing.is_none() {
-            if let Some(&first) = line.iter().find(|b| !b.is_ascii_whitespace()) {
+            // A UTF-8 byte order mark does not hide JSON.
+            let body = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
+            if let Some(&first) = body.iter().find(|b| !b.is_ascii_whitespace()) {
                 self.framing = Some(if first == b'{' {
-                    Framing::Jsonl { refs }
+                    Framing::Jsonl {
+                        refs: refs.exactly(),
+                    }
                 } else {
                     Framing::Tsv { refs }
                 });
             }
         }
-        self.batch.push_field(line);
+        if let Some(Framing::Tsv {
+            refs: refs @ Refs::Unknown,
+        }) = &mut self.framing
+        {
+            // The first line with a TAB sets the number of fields of every other line.
+            let tabs = memchr::memchr_iter(b'\t', text).count();
+            if tabs > 0 {
+                *refs = Refs::AsLine {
+                    line: self.next_line,
+                    count: tabs,
+                };
+            }
+        }
+        self.batch.push_field(text);
         self.record_done()
     }
 
@@ -428,11 +512,7 @@ impl Batcher {
     }
 }
 
-fn read_lines(
-    sources: Vec<LineReader>,
-    refs: Option<usize>,
-    out: &mut Batcher,
-) -> Result<(), Stop> {
+fn read_lines(sources: Vec<LineReader>, refs: Refs, out: &mut Batcher) -> Result<(), Stop> {
     for mut source in sources {
         loop {
             if !source.has_line() {
@@ -451,6 +531,10 @@ fn read_lines(
     Ok(())
 }
 
+fn too_long(bytes: u64) -> String {
+    format!("line of {bytes} bytes is longer than --max-line-bytes: skipped")
+}
+
 fn read_failed(name: &str, e: &io::Error) -> Stop {
     Stop::Fatal(format!("{name}: read failed: {}", io_message(e)))
 }
@@ -461,13 +545,15 @@ const FOLLOW_POLL: Duration = Duration::from_millis(20);
 /// `--follow`: reads `path` like `tail -F`, from its start: keeps reading as it grows; when it is
 /// truncated (`copytruncate` rotation) or replaced (a new file under the name), reads the new
 /// contents from the start, after a batch that marks the restart. Ends only on a stop request.
-fn read_follow(path: &Path, refs: Option<usize>, out: &mut Batcher) -> Result<(), Stop> {
+fn read_follow(path: &Path, refs: Refs, max_line: usize, out: &mut Batcher) -> Result<(), Stop> {
     let name = path.display().to_string();
     let state = Arc::clone(&out.state);
     let open = || -> Result<(LineReader, Option<(u64, u64)>), Stop> {
         let file = File::open(path).map_err(|e| read_failed(&name, &e))?;
         let id = file_id(&file.metadata().map_err(|e| read_failed(&name, &e))?);
-        let mut reader = LineReader::new(Box::new(file), name.clone()).following();
+        let mut reader = LineReader::new(Box::new(file), name.clone())
+            .following()
+            .max_line(max_line);
         reader.state = Some(Arc::clone(&state));
         Ok((reader, id))
     };
@@ -497,7 +583,7 @@ fn read_follow(path: &Path, refs: Option<usize>, out: &mut Batcher) -> Result<()
         if let Some(change) = change {
             // The old file is finished: a last line without newline is a line.
             if let Some(line) = reader.take_partial() {
-                out.line(&line, refs)?;
+                out.line(Line::Text(&line), refs)?;
             }
             if let Ok(new) = open() {
                 out.batch.restart = Some(format!("{name} was {change}: reading it from the start"));
@@ -537,7 +623,15 @@ fn read_parallel(mut streams: Vec<LineReader>, out: &mut Batcher) -> Result<(), 
         let mut ended: Vec<usize> = Vec::new();
         for (i, stream) in streams.iter_mut().enumerate() {
             match stream.next_line() {
-                Ok(Some(line)) => out.batch.push_field(line),
+                Ok(Some(Line::Text(line))) => out.batch.push_field(line),
+                Ok(Some(Line::TooLong(bytes))) => {
+                    out.batch.push_field(b"");
+                    let record = out.batch.records.len();
+                    if !out.batch.bad.iter().any(|(r, _)| *r == record) {
+                        out.batch
+                            .mark_bad(format!("{}: {}", stream.name(), too_long(bytes)));
+                    }
+                }
                 Ok(None) => ended.push(i),
                 Err(e) => return Err(read_failed(stream.name(), &e)),
             }
@@ -603,7 +697,7 @@ mod tests {
     fn lines_end_at_newline_cr_is_dropped_last_line_counts() {
         let mut r = reader(b"a\r\nb\rc\n\nlast");
         let mut lines = Vec::new();
-        while let Some(l) = r.next_line().unwrap() {
+        while let Some(Line::Text(l)) = r.next_line().unwrap() {
             lines.push(l.to_vec());
         }
         assert_eq!(lines, [&b"a"[..], b"b\rc", b"", b"last"]);
@@ -613,7 +707,10 @@ mod tests {
     fn long_lines_grow_the_buffer() {
         let long: &'static [u8] = Box::leak(vec![b'x'; READ_SIZE * 3].into_boxed_slice());
         let mut r = reader(long);
-        assert_eq!(r.next_line().unwrap().unwrap().len(), READ_SIZE * 3);
+        match r.next_line().unwrap().unwrap() {
+            Line::Text(l) => assert_eq!(l.len(), READ_SIZE * 3),
+            Line::TooLong(_) => panic!("no limit was set"),
+        }
         assert!(r.next_line().unwrap().is_none());
     }
 
@@ -622,7 +719,7 @@ mod tests {
         let plan = Plan::Lines {
             sources: vec![reader(b"\n  {\"hyp\":\"a\",\"ref\":\"a\"}\n")],
             format: InputFormat::Auto,
-            refs: None,
+            refs: Refs::Unknown,
         };
         let batches = collect(plan);
         assert_eq!(
@@ -637,7 +734,7 @@ mod tests {
         let plan = Plan::Lines {
             sources: vec![reader(b"a\tb\nc\td"), reader(b"e\tf\n")],
             format: InputFormat::Tsv,
-            refs: None,
+            refs: Refs::Unknown,
         };
         let batches = collect(plan);
         assert_eq!(
@@ -672,7 +769,7 @@ mod tests {
         let batches = collect(Plan::Lines {
             sources: vec![reader(data)],
             format: InputFormat::Tsv,
-            refs: None,
+            refs: Refs::Unknown,
         });
         assert!(batches.len() >= 3);
         assert_eq!(records(&batches).len(), MAX_RECORDS * 2 + 5);

@@ -6,21 +6,28 @@
 
 use std::borrow::Cow;
 
-use super::{decode, Segment, Utf8Policy};
+use super::{decode, Refs, Segment, Utf8Policy};
 
-pub fn frame(line: &[u8], refs: Option<usize>, utf8: Utf8Policy) -> Result<Segment<'_>, String> {
+pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, String> {
     let nfields = memchr::memchr_iter(b'\t', line).count() + 1;
     match refs {
-        None if nfields < 2 => {
-            return Err("no TAB: expected hypothesis<TAB>reference[<TAB>reference…]".to_owned())
-        }
-        Some(n) if nfields != n + 1 => {
+        Refs::Exactly(n) if nfields != n + 1 => {
             return Err(format!(
-                "{} field{} where --refs {n} expects {}: a TAB inside a sentence, or a missing reference?",
-                nfields,
+                "{nfields} field{} where --refs {n} expects {}: a TAB inside a sentence, or a \
+                 missing reference?",
                 if nfields == 1 { "" } else { "s" },
                 n + 1
             ))
+        }
+        Refs::AsLine { line, count } if nfields > 1 && nfields != count + 1 => {
+            return Err(format!(
+                "{nfields} fields but line {line} has {}: a TAB inside a sentence? (--refs any \
+                 accepts a varying number of references)",
+                count + 1
+            ))
+        }
+        _ if nfields < 2 => {
+            return Err("no TAB: expected hypothesis<TAB>reference[<TAB>reference…]".to_owned())
         }
         _ => {}
     }
@@ -44,28 +51,45 @@ mod tests {
 
     #[test]
     fn fields_and_empty_references() {
-        let seg = frame(b"h\tr1\t\tr3", None, Utf8Policy::Error).unwrap();
+        let seg = frame(b"h\tr1\t\tr3", Refs::Unknown, Utf8Policy::Error).unwrap();
         assert_eq!(seg.hyp, "h");
         assert_eq!(seg.refs, ["r1", "", "r3"]);
-        let seg = frame(b"\t", None, Utf8Policy::Error).unwrap();
+        let seg = frame(b"\t", Refs::Any, Utf8Policy::Error).unwrap();
         assert_eq!((seg.hyp.as_ref(), seg.refs.len()), ("", 1));
     }
 
     #[test]
     fn bad_field_counts() {
-        assert!(frame(b"just a hypothesis", None, Utf8Policy::Error)
-            .unwrap_err()
-            .starts_with("no TAB"));
+        assert!(
+            frame(b"just a hypothesis", Refs::Unknown, Utf8Policy::Error)
+                .unwrap_err()
+                .starts_with("no TAB")
+        );
         assert_eq!(
-            frame(b"h\tr\tx", Some(1), Utf8Policy::Error).unwrap_err(),
+            frame(b"h\tr\tx", Refs::Exactly(1), Utf8Policy::Error).unwrap_err(),
             "3 fields where --refs 1 expects 2: a TAB inside a sentence, or a missing reference?"
         );
-        assert!(frame(b"h\tr\tx", Some(2), Utf8Policy::Error).is_ok());
+        assert!(frame(b"h\tr\tx", Refs::Exactly(2), Utf8Policy::Error).is_ok());
+    }
+
+    #[test]
+    fn field_count_of_the_first_line_is_the_default() {
+        let first = Refs::AsLine { line: 1, count: 1 };
+        assert!(frame(b"h\tr", first, Utf8Policy::Error).is_ok());
+        assert_eq!(
+            frame(b"h\tr\tx", first, Utf8Policy::Error).unwrap_err(),
+            "3 fields but line 1 has 2: a TAB inside a sentence? (--refs any accepts a varying \
+             number of references)"
+        );
+        assert!(frame(b"h", first, Utf8Policy::Error)
+            .unwrap_err()
+            .starts_with("no TAB"));
+        assert!(frame(b"h\tr\tx", Refs::Any, Utf8Policy::Error).is_ok());
     }
 
     #[test]
     fn invalid_utf8_names_the_field() {
-        let err = frame(b"ok\t\xc3", None, Utf8Policy::Error).unwrap_err();
+        let err = frame(b"ok\t\xc3", Refs::Unknown, Utf8Policy::Error).unwrap_err();
         assert!(
             err.starts_with("reference 1: invalid UTF-8 at byte 1"),
             "{err}"
