@@ -24,6 +24,47 @@ pub struct Segment<'a> {
     pub id: Option<&'a RawValue>,
 }
 
+impl Segment<'_> {
+    /// Calls `f` with the hypothesis and the references as plain `&str`s — what every metric's
+    /// statistics take — without allocating for up to eight references.
+    pub fn with_refs<R>(&self, f: impl FnOnce(&str, &[&str]) -> R) -> R {
+        let mut inline: [&str; 8] = [""; 8];
+        if self.refs.len() <= inline.len() {
+            for (slot, r) in inline.iter_mut().zip(&self.refs) {
+                *slot = r;
+            }
+            f(&self.hyp, &inline[..self.refs.len()])
+        } else {
+            let refs: Vec<&str> = self.refs.iter().map(|r| &**r).collect();
+            f(&self.hyp, &refs)
+        }
+    }
+}
+
+/// The smallest and largest number of references of the segments summed so far: sacreBLEU's
+/// signature says `nrefs:N`, or `nrefs:var` when the number varies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RefCounts(Option<(usize, usize)>);
+
+impl RefCounts {
+    /// Counts one segment with `n` references.
+    pub fn add(&mut self, n: usize) {
+        self.0 = Some(match self.0 {
+            None => (n, n),
+            Some((lo, hi)) => (lo.min(n), hi.max(n)),
+        });
+    }
+
+    /// The signature's `nrefs` value: the number, `var`, or `0` before any segment.
+    pub fn signature_value(&self) -> String {
+        match self.0 {
+            Some((lo, hi)) if lo == hi => lo.to_string(),
+            Some(_) => "var".to_owned(),
+            None => "0".to_owned(),
+        }
+    }
+}
+
 /// How input lines become segments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Framing {
@@ -127,6 +168,34 @@ pub fn decode(bytes: &[u8], utf8: Utf8Policy) -> Result<Cow<'_, str>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ref_counts_make_the_nrefs_signature_value() {
+        let mut counts = RefCounts::default();
+        assert_eq!(counts.signature_value(), "0");
+        counts.add(2);
+        counts.add(2);
+        assert_eq!(counts.signature_value(), "2");
+        counts.add(1);
+        assert_eq!(counts.signature_value(), "var");
+    }
+
+    #[test]
+    fn with_refs_passes_every_reference() {
+        let refs: Vec<Cow<'_, str>> = (0..10).map(|i| Cow::Owned(i.to_string())).collect();
+        for n in [1, 8, 10] {
+            let seg = Segment {
+                hyp: Cow::Borrowed("h"),
+                refs: refs[..n].to_vec(),
+                id: None,
+            };
+            seg.with_refs(|hyp, r| {
+                assert_eq!(hyp, "h");
+                assert_eq!(r.len(), n);
+                assert_eq!(r.last().copied(), Some((n - 1).to_string().as_str()));
+            });
+        }
+    }
 
     #[test]
     fn parallel_fields_are_taken_verbatim() {

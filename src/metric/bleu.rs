@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 
 use super::{write_json_f64, Metric, MetricReport};
-use crate::input::Segment;
+use crate::input::{RefCounts, Segment};
 use crate::ngram::{NgramIds, NgramIndex, ABSENT};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
 
@@ -115,8 +115,8 @@ pub struct BleuStats {
 pub struct BleuTotals {
     /// Element-wise sum of the segments' `counts`.
     pub counts: Vec<u64>,
-    /// Smallest and largest number of references seen (`nrefs:var` when they differ).
-    pub nrefs: Option<(usize, usize)>,
+    /// Numbers of references seen (for the signature's `nrefs`).
+    pub nrefs: RefCounts,
 }
 
 /// A computed BLEU score with everything `BLEUScore` reports.
@@ -389,16 +389,7 @@ impl Metric for Bleu {
     }
 
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut BleuWorkspace) -> BleuStats {
-        let mut refs: [&str; 8] = [""; 8];
-        if segment.refs.len() <= refs.len() {
-            for (slot, r) in refs.iter_mut().zip(&segment.refs) {
-                *slot = r;
-            }
-            self.stats(&segment.hyp, &refs[..segment.refs.len()], ws)
-        } else {
-            let refs: Vec<&str> = segment.refs.iter().map(|r| &**r).collect();
-            self.stats(&segment.hyp, &refs, ws)
-        }
+        segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
     }
 
     fn write_sentence_text(
@@ -444,7 +435,7 @@ impl Metric for Bleu {
     fn new_totals(&self) -> BleuTotals {
         BleuTotals {
             counts: vec![0; 2 + 2 * self.config.max_ngram_order],
-            nrefs: None,
+            nrefs: RefCounts::default(),
         }
     }
 
@@ -452,21 +443,13 @@ impl Metric for Bleu {
         for (t, s) in totals.counts.iter_mut().zip(&stats.counts) {
             *t += s;
         }
-        totals.nrefs = Some(match totals.nrefs {
-            None => (stats.nrefs, stats.nrefs),
-            Some((lo, hi)) => (lo.min(stats.nrefs), hi.max(stats.nrefs)),
-        });
+        totals.nrefs.add(stats.nrefs);
     }
 
     fn report(&self, totals: &BleuTotals, width: usize) -> MetricReport {
         let eff = self.config.corpus_effective_order;
         let s = self.compute(&totals.counts, eff);
-        let nrefs = match totals.nrefs {
-            Some((lo, hi)) if lo == hi => lo.to_string(),
-            Some(_) => "var".to_owned(),
-            None => "0".to_owned(),
-        };
-        let signature = self.signature(&nrefs, eff);
+        let signature = self.signature(&totals.nrefs.signature_value(), eff);
         let text = s.format(width);
         let mut fields = Map::new();
         fields.insert("score".into(), Value::from(s.score));

@@ -13,7 +13,7 @@ use std::io::Write as _;
 use serde_json::{Map, Value};
 
 use super::{write_json_f64, Metric, MetricReport};
-use crate::input::Segment;
+use crate::input::{RefCounts, Segment};
 use crate::ngram::{NgramIds, NgramIndex, ABSENT};
 use crate::tokenize::Tokens;
 use crate::unicode::{is_py_whitespace, py_lower_into, py_rstrip, py_split};
@@ -68,7 +68,7 @@ pub struct ChrfStats {
 #[derive(Clone, Debug)]
 pub struct ChrfTotals {
     pub counts: Vec<u64>,
-    pub nrefs: Option<(usize, usize)>,
+    pub nrefs: RefCounts,
 }
 
 /// Per-worker buffers.
@@ -298,14 +298,6 @@ fn order_triple(
     out.extend_from_slice(&[hyp_total, rf.len() as u64, matched]);
 }
 
-fn nrefs_text(nrefs: Option<(usize, usize)>) -> String {
-    match nrefs {
-        Some((lo, hi)) if lo == hi => lo.to_string(),
-        Some(_) => "var".to_owned(),
-        None => "0".to_owned(),
-    }
-}
-
 impl Metric for Chrf {
     type Stats = ChrfStats;
     type Totals = ChrfTotals;
@@ -316,8 +308,7 @@ impl Metric for Chrf {
     }
 
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut ChrfWorkspace) -> ChrfStats {
-        let refs: Vec<&str> = segment.refs.iter().map(|r| &**r).collect();
-        self.stats(&segment.hyp, &refs, ws)
+        segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
     }
 
     fn write_sentence_text(
@@ -342,7 +333,7 @@ impl Metric for Chrf {
     fn new_totals(&self) -> ChrfTotals {
         ChrfTotals {
             counts: vec![0; 3 * self.orders()],
-            nrefs: None,
+            nrefs: RefCounts::default(),
         }
     }
 
@@ -350,16 +341,13 @@ impl Metric for Chrf {
         for (t, s) in totals.counts.iter_mut().zip(&stats.counts) {
             *t += s;
         }
-        totals.nrefs = Some(match totals.nrefs {
-            None => (stats.nrefs, stats.nrefs),
-            Some((lo, hi)) => (lo.min(stats.nrefs), hi.max(stats.nrefs)),
-        });
+        totals.nrefs.add(stats.nrefs);
     }
 
     fn report(&self, totals: &ChrfTotals, width: usize) -> MetricReport {
         let score = self.f_score(&totals.counts);
         let name = self.name();
-        let signature = self.signature(&nrefs_text(totals.nrefs));
+        let signature = self.signature(&totals.nrefs.signature_value());
         let text = format!("{name} = {score:.width$}");
         let mut fields = Map::new();
         fields.insert("name".into(), Value::from(name.clone()));
