@@ -7,6 +7,9 @@ Subcommands:
                                 CMD's status.  Peak RSS comes from getrusage(RUSAGE_CHILDREN).
   compare-corpus REF OUT        the corpus score strings must be identical.
   compare-sentence REF OUT      row-by-row, after rounding both to 1 decimal.
+  compare-chrf REF OUT          like compare-corpus (corpus chrF score strings).
+  sgm HYP REF DIR               mteval-v13a.pl input: DIR/{src,ref,tst}.sgm wrapping the lines
+                                verbatim, one document (the source set is a copy of HYP).
   table RUNS_TSV BASELINE       aggregate the per-run measurements (best wall, max RSS) and
                                 print the results table with ratios against tool BASELINE.
 
@@ -84,6 +87,25 @@ def cmd_compare_sentence(args):
     sys.exit(1)
 
 
+def cmd_sgm(args):
+    """SGML for mteval-v13a.pl: one <seg> per line, verbatim (as the vectors' txt2sgm.py)."""
+    hyp = read_lines(args.hyp)
+    ref = read_lines(args.ref)
+    if len(hyp) != len(ref):
+        sys.exit(f"bench.py sgm: {len(hyp)} hypothesis lines but {len(ref)} reference lines")
+    for kind, lines, extra in (
+        ("src", hyp, ""),
+        ("ref", ref, ' trglang="en" refid="ref"'),
+        ("tst", hyp, ' trglang="en" sysid="sys"'),
+    ):
+        sysid = {"src": "", "ref": ' sysid="ref"', "tst": ' sysid="sys"'}[kind]
+        with open(os.path.join(args.dir, f"{kind}.sgm"), "w", encoding="utf-8") as f:
+            f.write(f'<{kind}set setid="bench" srclang="any"{extra}>\n<doc docid="d1"{sysid}>\n')
+            for i, line in enumerate(lines, start=1):
+                f.write(f'<seg id="{i}">{line}</seg>\n')
+            f.write(f"</doc>\n</{kind}set>\n")
+
+
 def cmd_table(args):
     # runs.tsv: case, tool, run, wall_s, rss_kb
     best = {}  # (case, tool) -> [min wall, max rss, runs]
@@ -133,10 +155,14 @@ def main():
     m = sub.add_parser("measure")
     m.add_argument("-o", required=True)
     m.add_argument("cmd", nargs=argparse.REMAINDER)
-    for name in ("compare-corpus", "compare-sentence"):
+    for name in ("compare-corpus", "compare-sentence", "compare-chrf"):
         c = sub.add_parser(name)
         c.add_argument("ref")
         c.add_argument("out")
+    g = sub.add_parser("sgm")
+    g.add_argument("hyp")
+    g.add_argument("ref")
+    g.add_argument("dir")
     t = sub.add_parser("table")
     t.add_argument("runs")
     t.add_argument("baseline")
@@ -145,6 +171,8 @@ def main():
         "measure": cmd_measure,
         "compare-corpus": cmd_compare_corpus,
         "compare-sentence": cmd_compare_sentence,
+        "compare-chrf": cmd_compare_corpus,
+        "sgm": cmd_sgm,
         "table": cmd_table,
     }[args.sub](args)
 

@@ -13,6 +13,16 @@
 #     sentence  per-line BLEU    bleu-stream -w 1 < corpus.tsv     vs  sacrebleu ref.txt -i hyp.txt -sl -b
 #   bleu-stream runs both with its default thread count and with --threads 1. sacreBLEU runs with
 #   its defaults (13a, exp smoothing, printed width 1), hence bleu-stream's -w 1.
+#     nltk      NLTK corpus_bleu bleu-stream -m nltk-bleu -w 17 -b  vs  bench/nltk_corpus_bleu.py
+#               (NLTK 3.10.4 on str.split() tokens); the 17-decimal scores must be identical
+#     multibleu multi-bleu.perl  bleu-stream -m multi-bleu --corpus-only  vs  multi-bleu.perl ref.txt
+#               < hyp.txt, only with MULTI_BLEU_PERL=path (no reachable registry ships the
+#               script); the BLEU lines must be identical
+#     chrf      corpus chrF      bleu-stream -m chrf -w 1 -b  vs  sacrebleu ref.txt -i hyp.txt -m chrf -b
+#               (the printed scores must be identical)
+#     nist      corpus NIST      bleu-stream -m nist -w 4 -b  vs  mteval-v13a.pl -n on SGML wrappings of
+#               hyp.txt/ref.txt, only with MTEVAL_PERL=path (no reachable registry ships the
+#               script; it also needs Debian's libxml-twig-perl); the 4-decimal NIST must be equal
 #
 #   Each (case, tool) runs R times (env RUNS, default 3): wall = the best (minimum) run, measured
 #   around /usr/bin/time with bash's microsecond EPOCHREALTIME (GNU time's own %e has only 10 ms
@@ -39,6 +49,7 @@ RUNS=${RUNS:-3}
 QUICK_LINES=${QUICK_LINES:-20000}
 PYTHON=${PYTHON:-python3}
 SACREBLEU_VERSION=2.6.0
+NLTK_VERSION=3.10.4
 BASELINE=bleu-stream   # the tool the ratio columns divide by
 
 # ---------------------------------------------------------------- Tools
@@ -52,8 +63,11 @@ TOOLS=(
     "bleu-stream|bleu-stream|yes"
     "bleu-stream-t1|bleu-stream --threads 1|yes"
     "sacrebleu|sacreBLEU $SACREBLEU_VERSION|ref"
+    "nltk|NLTK $NLTK_VERSION corpus_bleu|no"
+    "multi-bleu-perl|multi-bleu.perl|no"
+    "mteval|mteval-v13a.pl|no"
 )
-CASES=(corpus sentence)
+CASES=(corpus sentence nltk multibleu chrf nist)
 
 tool_bleu_stream() {
     IN=$D/corpus.tsv
@@ -62,6 +76,10 @@ tool_bleu_stream() {
         corpus) CMD=("$BIN" -w 1 -b) ;;
         corpus4) CMD=("$BIN" -w 1 -b); IN=$D/corpus4.tsv ;;
         sentence) CMD=("$BIN" -w 1) ;;
+        nltk) CMD=("$BIN" -m nltk-bleu -w 17 -b) ;;
+        multibleu) CMD=("$BIN" -m multi-bleu --corpus-only) ;;
+        chrf) CMD=("$BIN" -m chrf -w 1 -b) ;;
+        nist) CMD=("$BIN" -m nist -w 4 -b) ;;
         *) CMD=() ;;
     esac
 }
@@ -77,6 +95,45 @@ tool_sacrebleu() {
         setup) setup_sacrebleu ;;
         corpus) CMD=("$VENV/bin/sacrebleu" "$D/ref.txt" -i "$D/hyp.txt" -b) ;;
         sentence) CMD=("$VENV/bin/sacrebleu" "$D/ref.txt" -i "$D/hyp.txt" -sl -b) ;;
+        chrf) CMD=("$VENV/bin/sacrebleu" "$D/ref.txt" -i "$D/hyp.txt" -m chrf -b) ;;
+        *) CMD=() ;;
+    esac
+}
+
+# nltk: NLTK's corpus_bleu on whitespace tokens (bench/nltk_corpus_bleu.py), the same corpus
+# as `bleu-stream -m nltk-bleu` reads; both print the score with 17 decimals (checked equal).
+tool_nltk() {
+    IN=/dev/null
+    case $1 in
+        setup) setup_nltk ;;
+        nltk) CMD=("$VENV/bin/python" "$BENCH_DIR/nltk_corpus_bleu.py" "$D/hyp.txt" "$D/ref.txt") ;;
+        *) CMD=() ;;
+    esac
+}
+
+# multi-bleu.perl (Moses) on hyp.txt/ref.txt: no package registry this project can reach ships
+# the script, so it is timed only when MULTI_BLEU_PERL names a copy (the row is skipped with a
+# note otherwise). Its BLEU line must equal `bleu-stream -m multi-bleu`'s.
+tool_multi_bleu_perl() {
+    IN=$D/hyp.txt
+    case $1 in
+        setup) setup_multi_bleu_perl ;;
+        multibleu) if [[ -n $MULTI_BLEU ]]; then CMD=(perl "$MULTI_BLEU" "$D/ref.txt"); else CMD=(); fi ;;
+        *) CMD=() ;;
+    esac
+}
+
+# mteval-v13a.pl -n (NIST only) on SGML wrappings of hyp.txt/ref.txt (bench.py sgm: verbatim
+# lines, one document). No package registry this project can reach ships the script, so it is
+# timed only when MTEVAL_PERL names a copy (skipped with a note otherwise). Its NIST must equal
+# `bleu-stream -m nist -w 4 -b`'s.
+tool_mteval() {
+    IN=/dev/null
+    case $1 in
+        setup) setup_mteval ;;
+        nist) if [[ -n $MTEVAL ]]; then
+                  CMD=(perl "$MTEVAL" -n -r "$D/ref.sgm" -s "$D/src.sgm" -t "$D/tst.sgm")
+              else CMD=(); fi ;;
         *) CMD=() ;;
     esac
 }
@@ -104,6 +161,8 @@ Environment:
   QUICK_LINES=N      lines kept by --quick (default 20000)
   PYTHON=python3     interpreter used to create the venv and to run bench.py
   BENCH_TIMER=python measure with bench.py (getrusage) even if GNU time is there
+  MULTI_BLEU_PERL=F  time Moses multi-bleu.perl at F (case multibleu; skipped without it)
+  MTEVAL_PERL=F      time mteval-v13a.pl at F (case nist; skipped without it)
 
 Exit status: 0 all scores match, 1 a score mismatch or a failure, 2 usage error.
 EOF
@@ -219,6 +278,54 @@ setup_sacrebleu() {
     note "sacreBLEU: $("$VENV/bin/sacrebleu" --version 2>&1)"
 }
 
+setup_nltk() {
+    setup_sacrebleu   # the same venv
+    if ! "$VENV/bin/python" -c "import nltk, sys; sys.exit(nltk.__version__ != '$NLTK_VERSION')" 2>/dev/null; then
+        note "installing nltk==$NLTK_VERSION into $VENV"
+        "$VENV/bin/pip" install --quiet --disable-pip-version-check "nltk==$NLTK_VERSION" \
+            || die "pip install nltk==$NLTK_VERSION failed"
+    fi
+    note "NLTK: $("$VENV/bin/python" -c 'import nltk; print(nltk.__version__)')"
+}
+
+MULTI_BLEU=""
+setup_multi_bleu_perl() {
+    MULTI_BLEU=${MULTI_BLEU_PERL:-}
+    if [[ -z $MULTI_BLEU ]]; then
+        note "multi-bleu.perl: skipped; no reachable package registry ships it (set MULTI_BLEU_PERL=/path/to/multi-bleu.perl to time it)"
+    elif [[ ! -f $MULTI_BLEU ]] || ! command -v perl > /dev/null; then
+        note "multi-bleu.perl: skipped; $MULTI_BLEU missing or no perl"
+        MULTI_BLEU=""
+    else
+        note "multi-bleu.perl: $MULTI_BLEU"
+    fi
+}
+
+MTEVAL=""
+setup_mteval() {
+    MTEVAL=${MTEVAL_PERL:-}
+    if [[ -z $MTEVAL ]]; then
+        note "mteval-v13a.pl: skipped; no reachable package registry (Debian, PyPI, npm) ships it (set MTEVAL_PERL=/path/to/mteval-v13a.pl to time it)"
+        return
+    fi
+    if [[ ! -f $MTEVAL ]] || ! command -v perl > /dev/null; then
+        note "mteval-v13a.pl: skipped; $MTEVAL missing or no perl"
+        MTEVAL=""
+        return
+    fi
+    if ! perl -MXML::Twig -e 1 2> /dev/null; then
+        note "mteval-v13a.pl needs XML::Twig: trying apt-get install -y libxml-twig-perl"
+        { apt-get install -y libxml-twig-perl || { apt-get update && apt-get install -y libxml-twig-perl; }; } > "$WORK/apt-twig.log" 2>&1 || true
+        if ! perl -MXML::Twig -e 1 2> /dev/null; then
+            note "mteval-v13a.pl: skipped; XML::Twig unavailable (see $WORK/apt-twig.log)"
+            MTEVAL=""
+            return
+        fi
+    fi
+    "$PYTHON" "$BENCH_DIR/bench.py" sgm "$D/hyp.txt" "$D/ref.txt" "$D" || die "bench.py sgm failed"
+    note "mteval-v13a.pl: $MTEVAL"
+}
+
 # ---------------------------------------------------------------- timing
 # TIMER ... -o FILE CMD...: runs CMD, writes "wall_seconds peak_rss_kib" as the last line of FILE.
 setup_timer() {
@@ -324,6 +431,26 @@ for case in "${CASES[@]}"; do
         CHECKS+=("$(printf '%-9s %-26s %s' "$case" "$label" "${result//$'\n'/$'\n'    }")")
     done
 done
+
+# NLTK and multi-bleu.perl are the references of their own cases.
+pair_check() {   # pair_check CASE TOOL_ID LABEL FILTER: bleu-stream's output vs TOOL_ID's
+    local case=$1 id=$2 label=$3 filter=$4 a=$D/out/$1.bleu-stream.out b=$D/out/$1.$2.out result
+    [[ -s $a && -s $b ]] || return 0
+    if result=$("$PYTHON" "$BENCH_DIR/bench.py" compare-corpus <(grep -E "$filter" "$b") <(grep -E "$filter" "$a")); then :; else
+        FAILURES=$((FAILURES + 1))
+    fi
+    CHECKS+=("$(printf '%-9s %-26s %s' "$case" "bleu-stream vs $label" "$result")")
+}
+pair_check nltk nltk "NLTK" '^[0-9]'
+pair_check multibleu multi-bleu-perl "multi-bleu.perl" '^BLEU = '
+# mteval prints `NIST score = 9.2800  for system "sys"`; bleu-stream -b -w 4 prints `9.2800`.
+if [[ -s $D/out/nist.mteval.out && -s $D/out/nist.bleu-stream.out ]]; then
+    if result=$("$PYTHON" "$BENCH_DIR/bench.py" compare-corpus \
+        <(sed -n 's/^NIST score = \([0-9.]*\).*/\1/p' "$D/out/nist.mteval.out") "$D/out/nist.bleu-stream.out"); then :; else
+        FAILURES=$((FAILURES + 1))
+    fi
+    CHECKS+=("$(printf '%-9s %-26s %s' nist "bleu-stream vs mteval-v13a.pl" "$result")")
+fi
 
 MEMLINE=""
 if selected bleu-stream; then

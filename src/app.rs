@@ -120,7 +120,8 @@ pub fn run(config: Config) -> u8 {
         return status::USAGE;
     }
     if let (Some(threshold), Some(first)) = (config.fail_under, outcome.report.metrics.first()) {
-        if first.score < threshold {
+        // A NaN score (MATLAB semantics on empty input) is not "at least X" either.
+        if first.score.is_nan() || first.score < threshold {
             diagnostic(&format!(
                 "{} {} is below --fail-under {threshold}",
                 first.name, first.score

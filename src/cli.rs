@@ -10,9 +10,16 @@ use crate::input::reader::Source;
 use crate::input::{InputFormat, Refs, Utf8Policy};
 use crate::metric::bleu::{BleuConfig, SmoothMethod};
 use crate::metric::chrf::ChrfConfig;
+use crate::metric::gleu::GleuConfig;
+use crate::metric::mteval_bleu::{BrevityPenalty, MtevalBleuConfig};
+use crate::metric::multi_bleu::{MultiBleuConfig, Script};
+use crate::metric::nist::{NistCompat, NistConfig, NistTokenize};
+use crate::metric::nltk_bleu::{Compat, NltkBleuConfig};
+use crate::metric::nltk_chrf::{Beta, NltkChrfConfig};
 use crate::metric::MetricOptions;
 use crate::output::{Format, Mode, RowWriter};
 use crate::pipeline::{OnError, Settings};
+use crate::tokenize::mteval::MtevalTokenizer;
 use crate::tokenize::Tokenizer;
 
 const ABOUT: &str =
@@ -77,7 +84,9 @@ pub struct Args {
     #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = parse_bytes)]
     pub max_line_bytes: usize,
 
-    /// Metrics to compute, comma-separated, in output column order.
+    /// Metrics to compute, comma-separated, in output column order: bleu, chrf (sacreBLEU 2.6.0),
+    /// nltk-bleu, nltk-chrf, gleu (NLTK 3.10.4), multi-bleu (multi-bleu.perl), nist, mteval-bleu
+    /// (mteval-v13a.pl).
     #[arg(
         short,
         long,
@@ -87,10 +96,11 @@ pub struct Args {
     )]
     pub metrics: Vec<String>,
 
-    /// BLEU tokenizer (sacreBLEU -tok): 13a, intl, zh, char or none.
-    #[arg(short, long, visible_alias = "tok", value_name = "NAME", default_value = "13a",
+    /// Tokenizer (sacreBLEU -tok): 13a, intl, zh, char or none. Default: 13a for bleu; for
+    /// nltk-bleu none at all (Python str.split() only) unless this option is given.
+    #[arg(short, long, visible_alias = "tok", value_name = "NAME",
           value_parser = clap::builder::PossibleValuesParser::new(Tokenizer::NAMES))]
-    pub tokenize: String,
+    pub tokenize: Option<String>,
 
     /// Lowercase hypotheses and references before tokenizing (sacreBLEU -lc).
     #[arg(short, long, visible_alias = "lc")]
@@ -138,6 +148,138 @@ pub struct Args {
     /// (sacreBLEU --chrf-eps-smoothing).
     #[arg(long, help_heading = "chrF options")]
     pub chrf_eps_smoothing: bool,
+
+    /// nltk-bleu: n-gram weights, comma-separated (BLEU-N has N weights). Repeat the option for
+    /// several scores from one pass, like NLTK's list of weight tuples. [default: 0.25,0.25,0.25,0.25]
+    #[arg(long, value_name = "W1,W2,…", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "NLTK BLEU options")]
+    pub weights: Vec<String>,
+
+    /// nltk-bleu: NLTK SmoothingFunction().methodN, N = 0..7 [default: none, which NLTK treats
+    /// as method 0].
+    #[arg(long, value_name = "N", help_heading = "NLTK BLEU options",
+          value_parser = clap::value_parser!(u8).range(0..=7))]
+    pub nltk_smoothing: Option<u8>,
+
+    /// nltk-bleu: epsilon of smoothing method 1.
+    #[arg(
+        long,
+        value_name = "X",
+        default_value = "0.1",
+        allow_hyphen_values = true,
+        help_heading = "NLTK BLEU options"
+    )]
+    pub epsilon: String,
+
+    /// nltk-bleu: alpha of smoothing method 6; `5` (an int) keeps NLTK's exact rational
+    /// arithmetic, `5.0` (a float) its float arithmetic.
+    #[arg(
+        long,
+        value_name = "X",
+        default_value = "5",
+        allow_hyphen_values = true,
+        help_heading = "NLTK BLEU options"
+    )]
+    pub alpha: String,
+
+    /// nltk-bleu: k of smoothing methods 4 and 7.
+    #[arg(
+        long = "k",
+        value_name = "X",
+        default_value = "5",
+        allow_hyphen_values = true,
+        help_heading = "NLTK BLEU options"
+    )]
+    pub k: String,
+
+    /// nltk-bleu: NLTK's auto_reweigh (uniform weights over the hypothesis length when the
+    /// corpus hypothesis length is below 4 and the weights are the default 0.25 ×4).
+    #[arg(long, help_heading = "NLTK BLEU options")]
+    pub auto_reweigh: bool,
+
+    /// nltk-bleu: `nltk` (NLTK 3.10.4, quirks included) or `matlab` (MATLAB
+    /// bleuEvaluationScore: weights normalised to sum 1, score 0 for a candidate shorter than the
+    /// weights, NaN when candidate and references are all empty).
+    #[arg(long, value_name = "TOOL", default_value = "nltk", help_heading = "NLTK BLEU options",
+          value_parser = ["nltk", "matlab"])]
+    pub compat: String,
+
+    /// multi-bleu: multi-bleu-detok.perl (mteval 13a tokenization of raw text) instead of
+    /// multi-bleu.perl (whitespace tokens).
+    #[arg(long, help_heading = "multi-bleu options")]
+    pub multi_bleu_detok: bool,
+
+    /// gleu: smallest n-gram order (NLTK min_len; 0 also counts empty n-grams).
+    #[arg(long, value_name = "N", default_value_t = 1, help_heading = "GLEU options",
+          value_parser = clap::value_parser!(u32).range(0..=1024))]
+    pub gleu_min_len: u32,
+
+    /// gleu: largest n-gram order (NLTK max_len).
+    #[arg(long, value_name = "N", default_value_t = 4, help_heading = "GLEU options",
+          value_parser = clap::value_parser!(u32).range(0..=1024))]
+    pub gleu_max_len: u32,
+
+    /// nltk-chrf: smallest character n-gram order (NLTK min_len).
+    #[arg(long, value_name = "N", default_value_t = 1, help_heading = "NLTK chrF options",
+          value_parser = clap::value_parser!(u32).range(0..=1024))]
+    pub nltk_chrf_min_len: u32,
+
+    /// nltk-chrf: largest character n-gram order (NLTK max_len).
+    #[arg(long, value_name = "N", default_value_t = 6, help_heading = "NLTK chrF options",
+          value_parser = clap::value_parser!(u32).range(0..=1024))]
+    pub nltk_chrf_max_len: u32,
+
+    /// nltk-chrf: beta, as a Python number (an integer squares exactly, a float through C pow).
+    #[arg(
+        long,
+        value_name = "X",
+        default_value = "3.0",
+        help_heading = "NLTK chrF options"
+    )]
+    pub nltk_chrf_beta: String,
+
+    /// nltk-chrf: keep white space in the strings (NLTK ignore_whitespace=False).
+    #[arg(long, help_heading = "NLTK chrF options")]
+    pub nltk_chrf_whitespace: bool,
+
+    /// nist: corpus reports follow mteval-v13a.pl (streamed, the default) or NLTK corpus_nist.
+    /// Rows always follow NLTK sentence_nist.
+    #[arg(long, value_name = "TOOL", default_value = "mteval", help_heading = "NIST options",
+          value_parser = ["mteval", "nltk"])]
+    pub nist_compat: String,
+
+    /// nist: highest n-gram order N (mteval-v13a: 5; NLTK's n). 1 to 9 follow mteval's
+    /// cumulative N-gram columns; 0 makes NLTK raise.
+    #[arg(long, value_name = "N", default_value_t = 5, help_heading = "NIST options",
+          value_parser = clap::value_parser!(u32).range(0..=9))]
+    pub nist_order: u32,
+
+    /// nist: `mteval` (mteval-v13a's own tokenization, see --mteval-international and
+    /// --case-sensitive) or `none` (Python str.split() tokens as given, no case folding: NLTK's
+    /// usual input).
+    #[arg(long, value_name = "NAME", default_value = "mteval", help_heading = "NIST options",
+          value_parser = ["mteval", "none"])]
+    pub nist_tokenize: String,
+
+    /// nist, mteval-bleu: mteval-v13a's international tokenization
+    /// (--international-tokenization) instead of the normal one.
+    #[arg(long, help_heading = "mteval options (nist, mteval-bleu)")]
+    pub mteval_international: bool,
+
+    /// nist, mteval-bleu: keep case (mteval -c); by default mteval folds ASCII A-Z (normal
+    /// tokenization) or applies Perl lc (international).
+    #[arg(long, help_heading = "mteval options (nist, mteval-bleu)")]
+    pub case_sensitive: bool,
+
+    /// mteval-bleu: BLEU reference length per segment: the closest to the hypothesis length
+    /// (ties to the shorter) or the shortest.
+    #[arg(long, value_name = "WHICH", default_value = "closest",
+          help_heading = "mteval options (nist, mteval-bleu)", value_parser = ["closest", "shortest"])]
+    pub brevity_penalty: String,
+
+    /// mteval-bleu: no smoothing (mteval --no-smoothing): 0 when an order has no match.
+    #[arg(long, help_heading = "mteval options (nist, mteval-bleu)")]
+    pub mteval_no_smoothing: bool,
 
     /// Worker threads (default: the number of cores). Output does not depend on it.
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -371,14 +513,46 @@ impl Args {
             EffectiveOrder::No => (false, false),
         };
         let bleu = BleuConfig {
-            tokenizer: Tokenizer::from_name(&self.tokenize)
-                .expect("clap only accepts known tokenizers"),
+            tokenizer: match &self.tokenize {
+                Some(name) => {
+                    Tokenizer::from_name(name).expect("clap only accepts known tokenizers")
+                }
+                None => Tokenizer::T13a,
+            },
             lowercase: self.lowercase,
             smooth_method,
             smooth_value: self.smooth_value,
             max_ngram_order: self.max_ngram_order as usize,
             sentence_effective_order: sentence_eff,
             corpus_effective_order: corpus_eff,
+        };
+        let nltk_bleu = NltkBleuConfig::from_cli(
+            self.tokenize.as_deref().and_then(Tokenizer::from_name),
+            self.lowercase,
+            &self.weights,
+            self.nltk_smoothing,
+            &self.epsilon,
+            &self.alpha,
+            &self.k,
+            self.auto_reweigh,
+            if self.compat == "matlab" {
+                Compat::Matlab
+            } else {
+                Compat::Nltk
+            },
+        )?;
+        let multi_bleu = MultiBleuConfig {
+            script: if self.multi_bleu_detok {
+                Script::Detok
+            } else {
+                Script::MultiBleu
+            },
+            lowercase: self.lowercase,
+        };
+        let mteval_tokenizer = MtevalTokenizer {
+            international: self.mteval_international,
+            case_sensitive: self.case_sensitive,
+            split_non_ascii: false,
         };
         let format = match self.format {
             FormatArg::Text => Format::Text,
@@ -422,6 +596,43 @@ impl Args {
                     lowercase: self.lowercase,
                     whitespace: self.chrf_whitespace,
                     eps_smoothing: self.chrf_eps_smoothing,
+                },
+                nltk_bleu,
+                multi_bleu,
+                gleu: GleuConfig {
+                    min_len: self.gleu_min_len as usize,
+                    max_len: self.gleu_max_len as usize,
+                    tokenizer: self.tokenize.as_deref().and_then(Tokenizer::from_name),
+                    lowercase: self.lowercase,
+                },
+                nltk_chrf: NltkChrfConfig {
+                    min_len: self.nltk_chrf_min_len as usize,
+                    max_len: self.nltk_chrf_max_len as usize,
+                    beta: Beta::parse(&self.nltk_chrf_beta)
+                        .map_err(|e| format!("--nltk-chrf-beta: {e}"))?,
+                    ignore_whitespace: !self.nltk_chrf_whitespace,
+                },
+                nist: NistConfig {
+                    tokenize: if self.nist_tokenize == "none" {
+                        NistTokenize::Split
+                    } else {
+                        NistTokenize::Mteval(mteval_tokenizer)
+                    },
+                    order: self.nist_order as usize,
+                    compat: if self.nist_compat == "nltk" {
+                        NistCompat::Nltk
+                    } else {
+                        NistCompat::Mteval
+                    },
+                },
+                mteval_bleu: MtevalBleuConfig {
+                    tokenizer: mteval_tokenizer,
+                    brevity_penalty: if self.brevity_penalty == "shortest" {
+                        BrevityPenalty::Shortest
+                    } else {
+                        BrevityPenalty::Closest
+                    },
+                    smoothing: !self.mteval_no_smoothing,
                 },
             },
             settings: Settings {

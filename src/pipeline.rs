@@ -184,9 +184,11 @@ fn work(
                     done.notes.extend(notes.drain(..).map(|note| (i, note)));
                 }
                 Err(message) => {
+                    // One empty field per column (a metric may write several).
+                    let columns = metrics.iter().map(|m| m.columns()).sum();
                     settings
                         .rows
-                        .bad_line(line, &message, metrics.len(), &mut done.rows);
+                        .bad_line(line, &message, columns, &mut done.rows);
                     done.bad.push((i, message));
                 }
             }

@@ -5,4 +5,8 @@ mod live;
 mod soak;
 
 mod conformance_chrf;
+mod conformance_mteval;
+mod conformance_multibleu;
+mod conformance_nltk;
+mod conformance_nltk_gleu_nist_chrf;
 mod conformance_sacrebleu;

@@ -55,6 +55,24 @@ impl RefCounts {
         });
     }
 
+    /// Counts of one segment with `n` references.
+    pub fn one(n: usize) -> RefCounts {
+        RefCounts(Some((n, n)))
+    }
+
+    /// Adds the counts of other segments (summing statistics that are themselves totals).
+    pub fn merge(&mut self, other: RefCounts) {
+        if let Some((lo, hi)) = other.0 {
+            self.add(lo);
+            self.add(hi);
+        }
+    }
+
+    /// The smallest and largest number seen, if any segment was counted.
+    pub fn range(&self) -> Option<(usize, usize)> {
+        self.0
+    }
+
     /// The signature's `nrefs` value: the number, `var`, or `0` before any segment.
     pub fn signature_value(&self) -> String {
         match self.0 {
@@ -125,7 +143,9 @@ pub fn frame<'a>(
     fields: &[&'a [u8]],
     utf8: Utf8Policy,
 ) -> Result<Segment<'a>, String> {
-    if framing != Framing::Parallel && fields[0].is_empty() {
+    // A blank line means the same in either framing: it may be read before the format is
+    // known (framed as TSV), or after (JSONL), so its diagnostic must not depend on which.
+    if framing != Framing::Parallel && is_blank(fields[0]) {
         return Err("empty line".to_owned());
     }
     match framing {
@@ -151,6 +171,14 @@ pub fn frame<'a>(
     }
 }
 
+/// Empty, or nothing but ASCII white space other than TAB and an optional byte order mark. (A
+/// TAB makes a TSV segment: `hyp<TAB>ref` with both empty is a valid line.)
+fn is_blank(line: &[u8]) -> bool {
+    let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+    line.iter()
+        .all(|&b| b != b'\t' && (b.is_ascii_whitespace() || b == 0x0b))
+}
+
 /// Decodes UTF-8 under the policy; the error names the byte offset of the first bad sequence.
 pub fn decode(bytes: &[u8], utf8: Utf8Policy) -> Result<Cow<'_, str>, String> {
     match std::str::from_utf8(bytes) {
@@ -168,6 +196,21 @@ pub fn decode(bytes: &[u8], utf8: Utf8Policy) -> Result<Cow<'_, str>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blank_lines_are_empty_lines_in_both_framings() {
+        let tsv = Framing::Tsv {
+            refs: Refs::Unknown,
+        };
+        let jsonl = Framing::Jsonl { refs: None };
+        for blank in [&b""[..], b" ", b"\xef\xbb\xbf", b"\x0c \x0b"] {
+            for framing in [tsv, jsonl] {
+                let err = frame(framing, &[blank], Utf8Policy::Error).unwrap_err();
+                assert_eq!(err, "empty line", "{blank:?} {framing:?}");
+            }
+        }
+        assert!(frame(tsv, &[b"\t"], Utf8Policy::Error).is_ok());
+    }
 
     #[test]
     fn ref_counts_make_the_nrefs_signature_value() {

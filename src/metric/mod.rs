@@ -8,6 +8,13 @@
 
 pub mod bleu;
 pub mod chrf;
+pub mod gleu;
+pub mod mteval_bleu;
+pub mod multi_bleu;
+pub mod nist;
+pub mod nltk_bleu;
+pub mod nltk_chrf;
+pub mod pymath;
 
 use std::any::Any;
 
@@ -48,6 +55,11 @@ pub trait Metric: Send + Sync + 'static {
     fn add(&self, totals: &mut Self::Totals, stats: &Self::Stats);
     /// Scores the totals: a corpus report.
     fn report(&self, totals: &Self::Totals, width: usize) -> MetricReport;
+    /// Number of tab-separated fields the metric writes in a text row (NLTK BLEU with several
+    /// weight vectors writes one score per vector); empty rows keep this many fields.
+    fn columns(&self) -> usize {
+        1
+    }
 }
 
 /// A corpus score ready to print in any output format.
@@ -95,6 +107,8 @@ pub trait DynMetric: Send + Sync {
     fn accumulate(&self, totals: &mut (dyn Any + Send), batch: &(dyn Any + Send), index: usize);
     /// See [`Metric::report`].
     fn report(&self, totals: &(dyn Any + Send), width: usize) -> MetricReport;
+    /// See [`Metric::columns`].
+    fn columns(&self) -> usize;
 }
 
 /// How a worker renders a sentence score into the row of a segment.
@@ -145,6 +159,13 @@ impl<M: Metric> DynMetric for M {
             Ok(()) => None,
             Err(message) => {
                 out.truncate(start);
+                if let RowStyle::Text(_) = row {
+                    // Keep the row's columns aligned: one empty field per column.
+                    out.extend(std::iter::repeat_n(
+                        b'\t',
+                        Metric::columns(self).saturating_sub(1),
+                    ));
+                }
                 if row == RowStyle::Json {
                     out.extend_from_slice(b"{\"error\":");
                     serde_json::to_writer(&mut *out, &message).expect("writing to a Vec");
@@ -169,6 +190,10 @@ impl<M: Metric> DynMetric for M {
         let totals = totals.downcast_ref::<M::Totals>().expect(TYPE_MISMATCH);
         Metric::report(self, totals, width)
     }
+
+    fn columns(&self) -> usize {
+        Metric::columns(self)
+    }
 }
 
 /// Settings of every metric, as given on the command line.
@@ -178,10 +203,31 @@ pub struct MetricOptions {
     pub bleu: bleu::BleuConfig,
     /// chrF settings (sacreBLEU family).
     pub chrf: chrf::ChrfConfig,
+    /// NLTK BLEU settings (`nltk-bleu`, also MATLAB semantics).
+    pub nltk_bleu: nltk_bleu::NltkBleuConfig,
+    /// multi-bleu.perl settings (`multi-bleu`).
+    pub multi_bleu: multi_bleu::MultiBleuConfig,
+    /// NLTK GLEU settings (`gleu`).
+    pub gleu: gleu::GleuConfig,
+    /// NLTK chrF settings (`nltk-chrf`).
+    pub nltk_chrf: nltk_chrf::NltkChrfConfig,
+    /// NIST settings (`nist`: mteval-v13a, or NLTK).
+    pub nist: nist::NistConfig,
+    /// mteval-v13a BLEU settings (`mteval-bleu`).
+    pub mteval_bleu: mteval_bleu::MtevalBleuConfig,
 }
 
 /// Names accepted by `--metrics`.
-pub const METRIC_NAMES: [&str; 2] = ["bleu", "chrf"];
+pub const METRIC_NAMES: [&str; 8] = [
+    "bleu",
+    "chrf",
+    "nltk-bleu",
+    "multi-bleu",
+    "nltk-chrf",
+    "gleu",
+    "nist",
+    "mteval-bleu",
+];
 
 /// Builds the metrics named in `names`, in the order given.
 pub fn build(names: &[String], options: &MetricOptions) -> Result<Vec<Box<dyn DynMetric>>, String> {
@@ -190,6 +236,12 @@ pub fn build(names: &[String], options: &MetricOptions) -> Result<Vec<Box<dyn Dy
         let metric: Box<dyn DynMetric> = match name.as_str() {
             "bleu" => Box::new(bleu::Bleu::new(options.bleu.clone())),
             "chrf" => Box::new(chrf::Chrf::new(options.chrf.clone())),
+            "nltk-bleu" => Box::new(nltk_bleu::NltkBleu::new(options.nltk_bleu.clone())?),
+            "multi-bleu" => Box::new(multi_bleu::MultiBleu::new(options.multi_bleu)),
+            "nltk-chrf" => Box::new(nltk_chrf::NltkChrf::new(options.nltk_chrf)),
+            "gleu" => Box::new(gleu::Gleu::new(options.gleu)),
+            "nist" => Box::new(nist::Nist::new(options.nist)),
+            "mteval-bleu" => Box::new(mteval_bleu::MtevalBleu::new(options.mteval_bleu)),
             other => {
                 return Err(format!(
                     "unknown metric '{other}' (available: {})",

@@ -91,7 +91,7 @@ impl Sink {
         match (self.mode, self.format, report.is_final) {
             (Mode::ScoreOnly, _, true) => {
                 for m in &report.metrics {
-                    writeln!(self.out, "{:.*}", self.width, m.score)?;
+                    writeln!(self.out, "{}", text::score(m.score, self.width))?;
                 }
             }
             // `-b` keeps stdout for the final number(s): running reports go to stderr.

@@ -4,6 +4,16 @@ use std::fmt::Write as _;
 
 use super::CorpusReport;
 
+/// A score with `width` decimals, as Python's `format(x, '.Nf')` prints it: Rust's `{:.N}`
+/// rounds the exact binary value half to even like Python; NaN (MATLAB-style scores) is `nan`.
+pub fn score(x: f64, width: usize) -> String {
+    if x.is_nan() {
+        "nan".to_owned()
+    } else {
+        format!("{x:.width$}")
+    }
+}
+
 /// The row of a bad line: one empty field per metric, so `cut -f N` stays aligned.
 pub fn bad_row(metrics: usize, out: &mut Vec<u8>) {
     out.extend(std::iter::repeat_n(b'\t', metrics.saturating_sub(1)));
@@ -54,6 +64,13 @@ fn plural(n: u64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scores_print_like_python() {
+        assert_eq!(score(6.25, 1), "6.2");
+        assert_eq!(score(100.00000000000004, 2), "100.00");
+        assert_eq!(score(f64::NAN, 2), "nan");
+    }
 
     #[test]
     fn bad_rows_keep_columns() {

@@ -7,6 +7,7 @@
 
 mod char_level;
 mod intl;
+pub mod mteval;
 mod regexp;
 mod t13a;
 mod zh;
@@ -76,6 +77,13 @@ impl Tokenizer {
             Tokenizer::Intl => out.extend_split(intl::tokenize(line, &mut scratch.rest)),
         }
         scratch.lower = lower;
+    }
+
+    /// mteval-v13a's normal tokenization of `line` with case preserved, as one string: sacreBLEU's
+    /// `13a` without its `rstrip` and final `split()`. multi-bleu-detok.perl splits this on Perl
+    /// whitespace, which — unlike Python's `str.split()` — keeps U+001C–U+001F inside tokens.
+    pub fn mteval_13a<'s>(line: &str, scratch: &'s mut Scratch) -> &'s str {
+        t13a::tokenize(line, &mut scratch.rest)
     }
 
     /// Convenience form of [`Tokenizer::tokenize`] returning owned tokens (tests, tools).

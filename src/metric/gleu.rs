@@ -1,0 +1,362 @@
+//! `gleu`: NLTK 3.10.4 `sentence_gleu` / `corpus_gleu` (Google's GLEU), bit for bit
+//! (`NLTK.md` §9).
+//!
+//! A segment contributes the `(tp, n_all)` pair of its best reference: `tp` = clipped matches of
+//! every n-gram with `min_len ≤ n ≤ max_len` (NLTK's `everygrams`), `n_all` = the larger of the
+//! hypothesis and reference n-gram counts. The corpus score is `Σ tp / Σ n_all`, so the totals
+//! are two integers and every report is exact. Tokens are Python `str.split()` tokens, what NLTK
+//! users pass — after a sacreBLEU tokenizer and `str.lower()` if `--tokenize` / `--lowercase` are
+//! given, as for `nltk-bleu`.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+
+use serde_json::{Map, Value};
+
+use super::nltk_bleu::NLTK_VERSION;
+use super::{write_json_f64, Metric, MetricReport};
+use crate::input::{RefCounts, Segment};
+use crate::ngram::{NgramIds, NgramIndex, ABSENT};
+use crate::tokenize::{Scratch, Tokenizer, Tokens};
+use crate::unicode::py_lower_into;
+
+/// GLEU settings; `Default` is NLTK's (`min_len=1, max_len=4`) on whitespace tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GleuConfig {
+    pub min_len: usize,
+    pub max_len: usize,
+    /// A sacreBLEU tokenizer applied before the whitespace split (`--tokenize`).
+    pub tokenizer: Option<Tokenizer>,
+    /// Python `str.lower()` first (`--lowercase`).
+    pub lowercase: bool,
+}
+
+impl Default for GleuConfig {
+    fn default() -> Self {
+        GleuConfig {
+            min_len: 1,
+            max_len: 4,
+            tokenizer: None,
+            lowercase: false,
+        }
+    }
+}
+
+/// The `gleu` metric.
+#[derive(Debug)]
+pub struct Gleu {
+    config: GleuConfig,
+}
+
+/// Statistics of one segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GleuStats {
+    /// `(tp, n_all)` of the best reference; `None` when no reference had `n_all > 0` (NLTK then
+    /// records nothing for the sentence).
+    pub best: Option<(u64, u64)>,
+    /// Index of the best reference.
+    pub best_ref: usize,
+    /// Number of references.
+    pub nrefs: usize,
+}
+
+/// Running corpus totals: NLTK's `corpus_n_match` and `corpus_n_all`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GleuTotals {
+    pub matches: u64,
+    pub total: u64,
+    pub nrefs: RefCounts,
+}
+
+/// Per-worker buffers.
+#[derive(Default)]
+pub struct GleuWorkspace {
+    scratch: Scratch,
+    lower: String,
+    hyp: Tokens,
+    reference: Tokens,
+    index: NgramIndex,
+    hyp_ids: NgramIds,
+    ref_ids: NgramIds,
+    hyp_count: Vec<u32>,
+}
+
+impl Gleu {
+    /// A GLEU metric with these settings.
+    pub fn new(config: GleuConfig) -> Gleu {
+        Gleu { config }
+    }
+
+    fn tokenize(&self, text: &str, scratch: &mut Scratch, lower: &mut String, out: &mut Tokens) {
+        match self.config.tokenizer {
+            Some(t) => t.tokenize(text, self.config.lowercase, scratch, out),
+            None => {
+                out.clear();
+                if self.config.lowercase {
+                    lower.clear();
+                    py_lower_into(text, lower);
+                    out.extend_split(lower);
+                } else {
+                    out.extend_split(text);
+                }
+            }
+        }
+    }
+
+    /// The number of everygrams of a sequence of `len` tokens: every n-gram occurrence with
+    /// `min_len ≤ n ≤ max_len`, plus — for `min_len = 0` — one empty n-gram per start position
+    /// (NLTK's `everygrams` emits the empty prefix of every window). `max_len = 0` gives none.
+    fn everygram_count(&self, len: usize) -> u64 {
+        let GleuConfig {
+            min_len, max_len, ..
+        } = self.config;
+        if max_len == 0 {
+            return 0;
+        }
+        let mut count = 0;
+        for n in min_len.max(1)..=max_len.min(len) {
+            count += (len + 1 - n) as u64;
+        }
+        if min_len == 0 {
+            count += len as u64;
+        }
+        count
+    }
+
+    /// `tp` of `hyp` against one reference: the clipped count of every shared everygram.
+    fn matches(&self, ws: &mut GleuWorkspace) -> u64 {
+        let GleuConfig {
+            min_len, max_len, ..
+        } = self.config;
+        if max_len == 0 || min_len > max_len {
+            return 0;
+        }
+        let (hyp, reference) = (&ws.hyp, &ws.reference);
+        // Orders above the shorter length have no shared n-gram.
+        let top = max_len.min(hyp.len()).min(reference.len());
+        let mut tp = 0;
+        if min_len == 0 {
+            // The empty n-gram: len(hyp) of them against len(ref).
+            tp += hyp.len().min(reference.len()) as u64;
+        }
+        if top < min_len.max(1) {
+            return tp;
+        }
+        ws.index.clear();
+        ws.index.index(reference, top, &mut ws.ref_ids);
+        ws.index.lookup(hyp, top, &mut ws.hyp_ids);
+        let ids = ws.index.num_ids();
+        if ws.hyp_count.len() < ids {
+            ws.hyp_count.resize(ids, 0);
+        }
+        let count = &mut ws.hyp_count;
+        for n in min_len.max(1)..=top {
+            for &g in ws.hyp_ids.order(n) {
+                if g != ABSENT {
+                    count[g as usize] += 1;
+                }
+            }
+            // Each reference occurrence takes one hypothesis occurrence while any is left:
+            // Σ_g min(R[g], H[g]).
+            for &g in ws.ref_ids.order(n) {
+                let c = &mut count[g as usize];
+                if *c > 0 {
+                    *c -= 1;
+                    tp += 1;
+                }
+            }
+            for &g in ws.hyp_ids.order(n) {
+                if g != ABSENT {
+                    count[g as usize] = 0;
+                }
+            }
+        }
+        tp
+    }
+
+    /// Segment statistics: NLTK's per-sentence loop of `corpus_gleu`.
+    pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut GleuWorkspace) -> GleuStats {
+        self.tokenize(hyp, &mut ws.scratch, &mut ws.lower, &mut ws.hyp);
+        let tpfp = self.everygram_count(ws.hyp.len());
+        let mut best: Option<(u64, u64)> = None;
+        let mut best_ratio = 0.0f64;
+        let mut best_ref = 0;
+        for (j, r) in refs.iter().enumerate() {
+            self.tokenize(r, &mut ws.scratch, &mut ws.lower, &mut ws.reference);
+            let tpfn = self.everygram_count(ws.reference.len());
+            let n_all = tpfp.max(tpfn);
+            if n_all == 0 {
+                continue;
+            }
+            let tp = self.matches(ws);
+            // `max(..., key=lambda x: x[0] / x[1])`: the first of the best ratios (as doubles)
+            // wins, even when a later reference with the same ratio has other counts (Q20).
+            let ratio = tp as f64 / n_all as f64;
+            if best.is_none() || ratio > best_ratio {
+                best = Some((tp, n_all));
+                best_ratio = ratio;
+                best_ref = j;
+            }
+        }
+        GleuStats {
+            best,
+            best_ref,
+            nrefs: refs.len(),
+        }
+    }
+
+    /// NLTK's final step: `0.0` when nothing was counted, else `matches / total` (int true
+    /// division; counts stay below 2^53, so one IEEE division is correctly rounded).
+    pub fn score(matches: u64, total: u64) -> f64 {
+        if total == 0 {
+            0.0
+        } else {
+            matches as f64 / total as f64
+        }
+    }
+
+    fn signature(&self, nrefs: &str) -> String {
+        let c = &self.config;
+        let tok = match c.tokenizer {
+            Some(t) => format!("{}+split", t.name()),
+            None => "split".to_owned(),
+        };
+        format!(
+            "nrefs:{nrefs}|case:{}|tok:{tok}|min:{}|max:{}|nltk:{NLTK_VERSION}",
+            if c.lowercase { "lc" } else { "mixed" },
+            c.min_len,
+            c.max_len
+        )
+    }
+}
+
+impl Metric for Gleu {
+    type Stats = GleuStats;
+    type Totals = GleuTotals;
+    type Workspace = GleuWorkspace;
+
+    fn key(&self) -> &'static str {
+        "gleu"
+    }
+
+    fn segment_stats(&self, segment: &Segment<'_>, ws: &mut GleuWorkspace) -> GleuStats {
+        let refs: Vec<&str> = segment.refs.iter().map(|r| &**r).collect();
+        self.stats(&segment.hyp, &refs, ws)
+    }
+
+    fn write_sentence_text(
+        &self,
+        stats: &GleuStats,
+        width: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        let (m, a) = stats.best.unwrap_or((0, 0));
+        let _ = write!(out, "{:.width$}", Gleu::score(m, a));
+        Ok(())
+    }
+
+    fn write_sentence_json(&self, stats: &GleuStats, out: &mut Vec<u8>) -> Result<(), String> {
+        let (m, a) = stats.best.unwrap_or((0, 0));
+        out.extend_from_slice(b"{\"score\":");
+        write_json_f64(out, Gleu::score(m, a));
+        let _ = write!(
+            out,
+            ",\"matches\":{m},\"total\":{a},\"best_ref\":{}}}",
+            stats.best_ref
+        );
+        Ok(())
+    }
+
+    fn new_totals(&self) -> GleuTotals {
+        GleuTotals::default()
+    }
+
+    fn add(&self, totals: &mut GleuTotals, stats: &GleuStats) {
+        if let Some((m, a)) = stats.best {
+            totals.matches += m;
+            totals.total += a;
+        }
+        totals.nrefs.add(stats.nrefs);
+    }
+
+    fn report(&self, totals: &GleuTotals, width: usize) -> MetricReport {
+        let score = Gleu::score(totals.matches, totals.total);
+        let signature = self.signature(&totals.nrefs.signature_value());
+        let mut text = format!("GLEU = {score:.width$}");
+        let _ = write!(
+            text,
+            " (matches = {}, total = {})",
+            totals.matches, totals.total
+        );
+        let mut fields = Map::new();
+        fields.insert("score".into(), Value::from(score));
+        fields.insert("matches".into(), Value::from(totals.matches));
+        fields.insert("total".into(), Value::from(totals.total));
+        fields.insert("signature".into(), Value::from(signature.clone()));
+        fields.insert("text".into(), Value::from(text.clone()));
+        MetricReport {
+            key: "gleu",
+            name: "GLEU".to_owned(),
+            score,
+            text,
+            signature,
+            fields,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sentence(hyp: &str, refs: &[&str], min_len: usize, max_len: usize) -> f64 {
+        let gleu = Gleu::new(GleuConfig {
+            min_len,
+            max_len,
+            ..GleuConfig::default()
+        });
+        let stats = gleu.stats(hyp, refs, &mut GleuWorkspace::default());
+        let (m, a) = stats.best.unwrap_or((0, 0));
+        Gleu::score(m, a)
+    }
+
+    #[test]
+    fn nltk_docstring_example() {
+        // nltk.translate.gleu_score.sentence_gleu docstring: 0.4393... (vector
+        // sentence_gleu.doctest.00002: 29/66).
+        let hyp1 = "It is a guide to action which ensures that the military always obeys the \
+                    commands of the party";
+        let ref1a = "It is a guide to action that ensures that the military will forever heed \
+                     Party commands";
+        assert_eq!(sentence(hyp1, &[ref1a], 1, 4), 0.4393939393939394);
+    }
+
+    #[test]
+    fn everygram_counts_and_edge_lengths() {
+        let g = Gleu::new(GleuConfig::default());
+        assert_eq!(g.everygram_count(0), 0);
+        assert_eq!(g.everygram_count(1), 1);
+        assert_eq!(g.everygram_count(5), 5 + 4 + 3 + 2);
+        let zero = Gleu::new(GleuConfig {
+            min_len: 0,
+            max_len: 2,
+            ..GleuConfig::default()
+        });
+        assert_eq!(zero.everygram_count(3), 3 + 3 + 2);
+        assert_eq!(sentence("a b", &["a b"], 0, 0), 0.0);
+        assert_eq!(sentence("", &[""], 1, 4), 0.0);
+        assert_eq!(sentence("a b", &["a b"], 3, 2), 0.0);
+    }
+
+    #[test]
+    fn first_of_equal_ratios_wins() {
+        // 1/2 twice: the first reference is kept.
+        let gleu = Gleu::new(GleuConfig {
+            min_len: 1,
+            max_len: 1,
+            ..GleuConfig::default()
+        });
+        let stats = gleu.stats("a b", &["a x", "a y"], &mut GleuWorkspace::default());
+        assert_eq!((stats.best, stats.best_ref), (Some((1, 2)), 0));
+    }
+}

@@ -1,0 +1,416 @@
+//! `mteval-bleu`: the BLEU score of NIST's `mteval-v13a.pl` (`MTEVAL.md` §4.1, §4.5, §4.6), on
+//! mteval's own tokenization.
+//!
+//! Statistics per segment are mteval's: clipped matches and hypothesis n-gram counts for orders
+//! 1–4 (clipping by the maximum count over the references) and the BLEU reference length
+//! (closest to the hypothesis length, ties to the shorter, or the shortest). They are integers
+//! and sum over the corpus, so every running report is mteval's system score of the prefix read
+//! so far. The same formula scores a segment (rows) and the corpus, as mteval does at every
+//! level — including its smoothing, which is not sacreBLEU's: each order with no match gets
+//! `1 / (2^k · total)`, and an order with no hypothesis n-gram counts as precision 1.
+//!
+//! Agreement with mteval is within the vectors' relative tolerance (1e-12, `vectors/mteval/
+//! README.md`): mteval itself is not bit-reproducible (Perl's hash order changes its sums).
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+
+use serde_json::{Map, Value};
+
+use super::{write_json_f64, Metric, MetricReport};
+use crate::input::{RefCounts, Segment};
+use crate::ngram::{NgramIds, NgramIndex, ABSENT};
+use crate::tokenize::mteval::{MtevalScratch, MtevalTokenizer};
+use crate::tokenize::Tokens;
+
+/// BLEU's maximum n-gram order in mteval-v13a (fixed).
+pub const ORDER: usize = 4;
+
+/// `--brevity-penalty`: which reference length a segment contributes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BrevityPenalty {
+    /// The reference length closest to the hypothesis length; ties go to the shorter one.
+    #[default]
+    Closest,
+    /// The shortest reference length.
+    Shortest,
+}
+
+impl BrevityPenalty {
+    /// The option value.
+    pub fn name(self) -> &'static str {
+        match self {
+            BrevityPenalty::Closest => "closest",
+            BrevityPenalty::Shortest => "shortest",
+        }
+    }
+}
+
+/// mteval BLEU settings; `Default` is `mteval-v13a.pl` without options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MtevalBleuConfig {
+    pub tokenizer: MtevalTokenizer,
+    pub brevity_penalty: BrevityPenalty,
+    /// mteval's smoothing (on unless `--no-smoothing`).
+    pub smoothing: bool,
+}
+
+impl Default for MtevalBleuConfig {
+    fn default() -> Self {
+        MtevalBleuConfig {
+            tokenizer: MtevalTokenizer::default(),
+            brevity_penalty: BrevityPenalty::Closest,
+            smoothing: true,
+        }
+    }
+}
+
+/// The `mteval-bleu` metric.
+#[derive(Debug)]
+pub struct MtevalBleu {
+    config: MtevalBleuConfig,
+}
+
+/// Statistics of one segment, or the sums of many.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MtevalBleuStats {
+    /// Clipped matches per order 1..4.
+    pub matches: [u64; ORDER],
+    /// Hypothesis n-grams per order 1..4 (`tst[0]` is the hypothesis length).
+    pub totals: [u64; ORDER],
+    /// BLEU reference length (closest or shortest).
+    pub ref_len: u64,
+    /// Number of references (a range once summed).
+    pub nrefs: RefCounts,
+}
+
+/// Per-worker buffers.
+#[derive(Default)]
+pub struct MtevalBleuWorkspace {
+    scratch: MtevalScratch,
+    hyp: Tokens,
+    refs: Vec<Tokens>,
+    index: NgramIndex,
+    hyp_ids: NgramIds,
+    ref_ids: Vec<NgramIds>,
+    count: Vec<u32>,
+    ref_max: Vec<u32>,
+}
+
+impl MtevalBleu {
+    /// An mteval BLEU metric with these settings.
+    pub fn new(config: MtevalBleuConfig) -> MtevalBleu {
+        MtevalBleu { config }
+    }
+
+    /// Segment statistics of `hyp` against `refs` (at least one reference).
+    pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut MtevalBleuWorkspace) -> MtevalBleuStats {
+        let tok = self.config.tokenizer;
+        tok.tokenize(hyp, &mut ws.scratch, &mut ws.hyp);
+        if ws.refs.len() < refs.len() {
+            ws.refs.resize_with(refs.len(), Tokens::default);
+            ws.ref_ids.resize_with(refs.len(), NgramIds::default);
+        }
+        for (r, out) in refs.iter().zip(&mut ws.refs) {
+            tok.tokenize(r, &mut ws.scratch, out);
+        }
+        let refs_tok = &ws.refs[..refs.len()];
+        ws.index.clear();
+        for (r, ids) in refs_tok.iter().zip(&mut ws.ref_ids) {
+            ws.index.index(r, ORDER, ids);
+        }
+        ws.index.lookup(&ws.hyp, ORDER, &mut ws.hyp_ids);
+        let ids = ws.index.num_ids();
+        if ws.count.len() < ids {
+            ws.count.resize(ids, 0);
+            ws.ref_max.resize(ids, 0);
+        }
+        let (count, ref_max) = (&mut ws.count, &mut ws.ref_max);
+        let ref_ids = &ws.ref_ids[..refs.len()];
+        // Clipping uses the maximum count over the references (not their sum).
+        for r in ref_ids {
+            for &g in r.all() {
+                count[g as usize] += 1;
+            }
+            for &g in r.all() {
+                let c = std::mem::take(&mut count[g as usize]);
+                ref_max[g as usize] = ref_max[g as usize].max(c);
+            }
+        }
+        let mut stats = MtevalBleuStats {
+            nrefs: RefCounts::one(refs.len()),
+            ..MtevalBleuStats::default()
+        };
+        for &g in ws.hyp_ids.all() {
+            if g != ABSENT {
+                count[g as usize] += 1;
+            }
+        }
+        for n in 1..=ORDER {
+            let grams = ws.hyp_ids.order(n);
+            let mut matched = 0u64;
+            for &g in grams {
+                if g != ABSENT {
+                    let c = std::mem::take(&mut count[g as usize]);
+                    matched += u64::from(c.min(ref_max[g as usize]));
+                }
+            }
+            stats.matches[n - 1] = matched;
+            stats.totals[n - 1] = grams.len() as u64;
+        }
+        for r in ref_ids {
+            for &g in r.all() {
+                ref_max[g as usize] = 0;
+            }
+        }
+        let hyp_len = ws.hyp.len();
+        let lens = refs_tok.iter().map(Tokens::len);
+        stats.ref_len = match self.config.brevity_penalty {
+            // argmin of (|r − h|, r): the first minimum in this key is the same whatever the
+            // reference order.
+            BrevityPenalty::Closest => lens.min_by_key(|&r| (r.abs_diff(hyp_len), r)),
+            BrevityPenalty::Shortest => lens.min(),
+        }
+        .unwrap_or(0) as u64;
+        stats
+    }
+
+    /// mteval's BLEU (`cum_4`) of a statistics vector, with or without its smoothing. The same
+    /// function scores segments, documents and the system in mteval.
+    pub fn score(&self, s: &MtevalBleuStats) -> f64 {
+        let hyp_len = s.totals[0];
+        if self.config.smoothing {
+            // lp = exp(min(0, 1 − ref/hyp)), 0 for an empty hypothesis side.
+            let lp = if hyp_len > 0 {
+                (1.0 - s.ref_len as f64 / hyp_len as f64).min(0.0).exp()
+            } else {
+                0.0
+            };
+            let mut smooth = 1u64;
+            let mut sum = 0.0f64;
+            for n in 0..ORDER {
+                let t = if s.totals[n] == 0 {
+                    // No hypothesis n-gram of this order: precision 1, still divided by 4.
+                    0.0
+                } else if s.matches[n] == 0 {
+                    smooth = smooth.saturating_mul(2);
+                    (1.0 / (smooth as f64 * s.totals[n] as f64)).ln()
+                } else {
+                    (s.matches[n] as f64 / s.totals[n] as f64).ln()
+                };
+                sum += t;
+            }
+            (sum / ORDER as f64).exp() * lp
+        } else {
+            // `--no-smoothing`: 0 as soon as an order has no match (mteval's `cum_4`).
+            let mut out = 0.0;
+            let mut sum = 0.0f64;
+            for n in 0..ORDER {
+                if s.matches[n] == 0 {
+                    out = 0.0;
+                } else {
+                    let lp = (1.0 - s.ref_len as f64 / hyp_len as f64).min(0.0);
+                    sum += (s.matches[n] as f64 / s.totals[n] as f64).ln();
+                    out = (sum / (n + 1) as f64 + lp).exp();
+                }
+            }
+            out
+        }
+    }
+
+    /// The system-level score as mteval-v13a.pl prints it, or why the script dies there: with
+    /// smoothing it first prints `length ratio: hyp/ref … penalty (log): ln(lp)`, which divides
+    /// by the total reference length and takes the log of the length penalty.
+    pub fn corpus_score(&self, s: &MtevalBleuStats) -> Result<f64, String> {
+        if self.config.smoothing {
+            if s.ref_len == 0 {
+                return Err("mteval-v13a.pl dies here: Illegal division by zero \
+                            (total reference length 0)"
+                    .to_owned());
+            }
+            if s.totals[0] == 0 {
+                return Err(
+                    "mteval-v13a.pl dies here: Can't take log of 0 (all hypotheses empty)"
+                        .to_owned(),
+                );
+            }
+        }
+        Ok(self.score(s))
+    }
+
+    fn signature(&self, nrefs: &str) -> String {
+        let c = &self.config;
+        format!(
+            "nrefs:{nrefs}|case:{}|tok:{}|bp:{}|smooth:{}|mteval:v13a",
+            if c.tokenizer.case_sensitive {
+                "mixed"
+            } else {
+                "lc"
+            },
+            c.tokenizer.name(),
+            c.brevity_penalty.name(),
+            if c.smoothing { "yes" } else { "no" },
+        )
+    }
+}
+
+impl Metric for MtevalBleu {
+    type Stats = MtevalBleuStats;
+    type Totals = MtevalBleuStats;
+    type Workspace = MtevalBleuWorkspace;
+
+    fn key(&self) -> &'static str {
+        "mteval-bleu"
+    }
+
+    fn segment_stats(
+        &self,
+        segment: &Segment<'_>,
+        ws: &mut MtevalBleuWorkspace,
+    ) -> MtevalBleuStats {
+        let refs: Vec<&str> = segment.refs.iter().map(|r| &**r).collect();
+        self.stats(&segment.hyp, &refs, ws)
+    }
+
+    fn write_sentence_text(
+        &self,
+        stats: &MtevalBleuStats,
+        width: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        let _ = write!(out, "{:.width$}", self.score(stats));
+        Ok(())
+    }
+
+    fn write_sentence_json(
+        &self,
+        stats: &MtevalBleuStats,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        out.extend_from_slice(b"{\"score\":");
+        write_json_f64(out, self.score(stats));
+        out.extend_from_slice(b",\"matches\":");
+        serde_json::to_writer(&mut *out, &stats.matches).expect("writing to a Vec");
+        out.extend_from_slice(b",\"totals\":");
+        serde_json::to_writer(&mut *out, &stats.totals).expect("writing to a Vec");
+        let _ = write!(
+            out,
+            ",\"hyp_len\":{},\"ref_len\":{}}}",
+            stats.totals[0], stats.ref_len
+        );
+        Ok(())
+    }
+
+    fn new_totals(&self) -> MtevalBleuStats {
+        MtevalBleuStats::default()
+    }
+
+    fn add(&self, totals: &mut MtevalBleuStats, stats: &MtevalBleuStats) {
+        for n in 0..ORDER {
+            totals.matches[n] += stats.matches[n];
+            totals.totals[n] += stats.totals[n];
+        }
+        totals.ref_len += stats.ref_len;
+        totals.nrefs.merge(stats.nrefs);
+    }
+
+    fn report(&self, totals: &MtevalBleuStats, width: usize) -> MetricReport {
+        let signature = self.signature(&totals.nrefs.signature_value());
+        let name = "mteval-BLEU";
+        let mut fields = Map::new();
+        let mut text = format!("{name} = ");
+        let score = match self.corpus_score(totals) {
+            Ok(score) => {
+                let _ = write!(text, "{score:.width$}");
+                fields.insert("score".into(), Value::from(score));
+                score
+            }
+            Err(message) => {
+                let _ = write!(text, "error: {message}");
+                fields.insert("score".into(), Value::Null);
+                fields.insert("error".into(), Value::from(message));
+                f64::NAN
+            }
+        };
+        let precisions: Vec<String> = (0..ORDER)
+            .map(|n| {
+                let (m, t) = (totals.matches[n], totals.totals[n]);
+                format!("{:.4}", if t == 0 { 0.0 } else { m as f64 / t as f64 })
+            })
+            .collect();
+        let hyp_len = totals.totals[0];
+        let ratio = if totals.ref_len == 0 {
+            0.0
+        } else {
+            hyp_len as f64 / totals.ref_len as f64
+        };
+        let _ = write!(
+            text,
+            " (precisions {}, ratio = {ratio:.3}, hyp_len = {hyp_len}, ref_len = {})",
+            precisions.join("/"),
+            totals.ref_len
+        );
+        fields.insert("matches".into(), Value::from(totals.matches.to_vec()));
+        fields.insert("totals".into(), Value::from(totals.totals.to_vec()));
+        fields.insert("hyp_len".into(), Value::from(hyp_len));
+        fields.insert("ref_len".into(), Value::from(totals.ref_len));
+        fields.insert("signature".into(), Value::from(signature.clone()));
+        fields.insert("text".into(), Value::from(text.clone()));
+        MetricReport {
+            key: "mteval-bleu",
+            name: name.to_owned(),
+            score,
+            text,
+            signature,
+            fields,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segment(hyp: &str, refs: &[&str], config: MtevalBleuConfig) -> (f64, MtevalBleuStats) {
+        let m = MtevalBleu::new(config);
+        let stats = m.stats(hyp, refs, &mut MtevalBleuWorkspace::default());
+        (m.score(&stats), stats)
+    }
+
+    #[test]
+    fn documented_smoothing_examples() {
+        // MTEVAL.md §4.5: 5 words, no match, reference of 4 words.
+        let (score, _) = segment("a b c d e", &["v w x y"], MtevalBleuConfig::default());
+        assert!((score - 0.0534).abs() < 5e-5, "{score}");
+        // A 2-word hypothesis equal to the first two of 3 reference words: the length penalty.
+        let (score, stats) = segment("a b", &["a b c"], MtevalBleuConfig::default());
+        assert_eq!(stats.totals, [2, 1, 0, 0]);
+        assert!((score - 0.6065).abs() < 5e-5, "{score}");
+    }
+
+    #[test]
+    fn reference_length_choice() {
+        let closest = MtevalBleuConfig::default();
+        let shortest = MtevalBleuConfig {
+            brevity_penalty: BrevityPenalty::Shortest,
+            ..closest
+        };
+        let refs = ["a b c d e f", "a b", "a b c d"];
+        assert_eq!(segment("a b c d e", &refs, closest).1.ref_len, 4);
+        assert_eq!(segment("a b c d e", &refs, shortest).1.ref_len, 2);
+    }
+
+    #[test]
+    fn corpus_level_deaths() {
+        let m = MtevalBleu::new(MtevalBleuConfig::default());
+        let empty = MtevalBleuStats {
+            ref_len: 3,
+            ..MtevalBleuStats::default()
+        };
+        assert!(m.corpus_score(&empty).unwrap_err().contains("log of 0"));
+        assert!(m
+            .corpus_score(&MtevalBleuStats::default())
+            .unwrap_err()
+            .contains("division by zero"));
+    }
+}

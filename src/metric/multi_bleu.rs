@@ -1,0 +1,536 @@
+//! `multi-bleu`: Moses `multi-bleu.perl` and, with `--multi-bleu-detok`,
+//! `multi-bleu-detok.perl` (`MTEVAL.md` §5–6), same statistics and same report line.
+//!
+//! Both scripts sum, over lines, the clipped n-gram matches and the hypothesis n-gram counts of
+//! orders 1–4, the hypothesis length and the closest reference length; the score is
+//! `BP · exp(Σ L(p_n) / 4)` with no smoothing (`L(0) = −9999999999`, so any order without a match
+//! gives exactly 0). Segment statistics are those sums for one line, corpus statistics their
+//! total, so every running or final report is what the script prints for the lines so far.
+//! Per-line rows are the script's formula applied to that line alone (the scripts themselves
+//! have no sentence scores).
+//!
+//! Where Perl would die on a division by zero (non-empty references, all hypotheses empty) the
+//! report is an error that says so; where the script prints its literal all-zero line (all
+//! references empty) that line is reproduced.
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value};
+
+use super::nltk_bleu::{clipped_matches, ClipWorkspace};
+use super::{write_json_f64, Metric, MetricReport};
+use crate::input::{RefCounts, Segment};
+use crate::tokenize::{Scratch, Tokenizer, Tokens};
+use crate::unicode::py_lower_into;
+
+/// Which script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Script {
+    /// `multi-bleu.perl`: bytes, ASCII whitespace split, ASCII-only `-lc`.
+    MultiBleu,
+    /// `multi-bleu-detok.perl`: UTF-8, mteval-v13a tokenization (case preserved), Perl
+    /// whitespace split, Unicode `lc`.
+    Detok,
+}
+
+impl Script {
+    fn file_name(self) -> &'static str {
+        match self {
+            Script::MultiBleu => "multi-bleu.perl",
+            Script::Detok => "multi-bleu-detok.perl",
+        }
+    }
+}
+
+/// `multi-bleu` settings.
+#[derive(Clone, Copy, Debug)]
+pub struct MultiBleuConfig {
+    pub script: Script,
+    /// `-lc`.
+    pub lowercase: bool,
+}
+
+impl Default for MultiBleuConfig {
+    fn default() -> Self {
+        MultiBleuConfig {
+            script: Script::MultiBleu,
+            lowercase: false,
+        }
+    }
+}
+
+/// Statistics of one line, or corpus totals.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MultiBleuStats {
+    /// Clipped matches of orders 1–4 (`$CORRECT[n]`).
+    pub correct: [u64; 4],
+    /// Hypothesis n-grams of orders 1–4 (`$TOTAL[n]`).
+    pub total: [u64; 4],
+    /// `$length_translation`.
+    pub hyp_len: u64,
+    /// `$length_reference`: closest reference lengths (9999 for a line no reference has).
+    pub ref_len: u64,
+    /// Smallest and largest number of references (signature `nrefs`).
+    pub nrefs: RefCounts,
+}
+
+/// What the script prints for some statistics.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MultiBleuScore {
+    /// The normal line.
+    Score {
+        /// BLEU on a 0–1 scale, unrounded (`$bleu`).
+        bleu: f64,
+        /// `$bleu[1..4]`: `correct/total`, 0 for an order without hypothesis n-grams.
+        precisions: [f64; 4],
+        bp: f64,
+        ratio: f64,
+    },
+    /// All references empty: the script prints `BLEU = 0, 0/0/0/0 (BP=0, ratio=0, hyp_len=0,
+    /// ref_len=0)` whatever the hypothesis length, and exits with status 1.
+    ZeroReference,
+    /// Non-empty references but empty hypotheses: Perl dies with "Illegal division by zero"
+    /// computing the brevity penalty (exit 255, nothing on stdout).
+    DivisionByZero,
+}
+
+const ZERO_LINE: &str = "BLEU = 0, 0/0/0/0 (BP=0, ratio=0, hyp_len=0, ref_len=0)";
+
+/// The message for [`MultiBleuScore::DivisionByZero`].
+fn division_message(script: Script) -> String {
+    format!(
+        "empty hypotheses against non-empty references: {} dies here with \
+         \"Illegal division by zero\" (brevity penalty 1 - ref_len/hyp_len with hyp_len = 0)",
+        script.file_name()
+    )
+}
+
+impl MultiBleuScore {
+    /// The script's stdout line: `BLEU = %.2f, %.1f/%.1f/%.1f/%.1f (BP=%.3f, ratio=%.3f,
+    /// hyp_len=%d, ref_len=%d)`. Rust's `{:.N}` rounds the exact binary value half to even, as
+    /// C `printf` does (`100·3/16 = 18.75` → `18.8`, `6.25` → `6.2`).
+    pub fn line(&self, stats: &MultiBleuStats) -> Option<String> {
+        match self {
+            MultiBleuScore::Score {
+                bleu,
+                precisions,
+                bp,
+                ratio,
+            } => {
+                let p = precisions;
+                Some(format!(
+                    "BLEU = {:.2}, {:.1}/{:.1}/{:.1}/{:.1} (BP={:.3}, ratio={:.3}, hyp_len={}, ref_len={})",
+                    100.0 * bleu,
+                    100.0 * p[0],
+                    100.0 * p[1],
+                    100.0 * p[2],
+                    100.0 * p[3],
+                    bp,
+                    ratio,
+                    stats.hyp_len,
+                    stats.ref_len
+                ))
+            }
+            MultiBleuScore::ZeroReference => Some(ZERO_LINE.to_owned()),
+            MultiBleuScore::DivisionByZero => None,
+        }
+    }
+
+    /// The printed score, `100 · $bleu` (0 for the all-zero line, NaN where Perl dies).
+    pub fn score(&self) -> f64 {
+        match self {
+            MultiBleuScore::Score { bleu, .. } => 100.0 * bleu,
+            MultiBleuScore::ZeroReference => 0.0,
+            MultiBleuScore::DivisionByZero => f64::NAN,
+        }
+    }
+}
+
+/// The `multi-bleu` metric.
+#[derive(Debug)]
+pub struct MultiBleu {
+    config: MultiBleuConfig,
+}
+
+/// Per-worker buffers.
+#[derive(Default)]
+pub struct MultiBleuWorkspace {
+    scratch: Scratch,
+    text: String,
+    hyp: Tokens,
+    refs: Vec<Tokens>,
+    clip: ClipWorkspace,
+}
+
+/// `multi-bleu.perl` splits on `\s+` of a byte string: ASCII space, `\t`, `\n`, `\v`, `\f`, `\r`
+/// (NBSP and every other non-ASCII space stay inside tokens).
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+fn split_ascii(s: &str, out: &mut Tokens) {
+    // Byte scan: an ASCII byte is never part of a multi-byte character, so every cut is on a
+    // character boundary.
+    let mut start = None;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        if is_ascii_space(b) {
+            if let Some(from) = start.take() {
+                out.push(&s[from..i]);
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(from) = start {
+        out.push(&s[from..]);
+    }
+}
+
+/// Perl `\s` on a character string: Unicode White_Space, which is exactly what
+/// `char::is_whitespace` tests (U+001C–U+001F are not included, unlike Python's `split`).
+fn split_perl(s: &str, out: &mut Tokens) {
+    for token in s.split_whitespace() {
+        out.push(token);
+    }
+}
+
+/// Perl `lc` on a character string: the full lowercase mapping of each character, **without**
+/// Python's final-sigma rule (`Σ` → `σ` everywhere). Python's mapping is used for everything
+/// else (Perl 5.36 and CPython 3.11 share Unicode 14.0); cutting the text at each `Σ` keeps the
+/// context rule from ever firing.
+fn perl_lc(s: &str, out: &mut String) {
+    out.clear();
+    for (i, piece) in s.split('Σ').enumerate() {
+        if i > 0 {
+            out.push('σ');
+        }
+        py_lower_into(piece, out);
+    }
+}
+
+impl MultiBleu {
+    /// A metric with these settings.
+    pub fn new(config: MultiBleuConfig) -> MultiBleu {
+        MultiBleu { config }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &MultiBleuConfig {
+        &self.config
+    }
+
+    fn tokenize(
+        &self,
+        text: &str,
+        is_hyp: bool,
+        ws_text: &mut String,
+        scratch: &mut Scratch,
+        out: &mut Tokens,
+    ) {
+        out.clear();
+        let lc = self.config.lowercase;
+        match self.config.script {
+            Script::MultiBleu => {
+                if lc && text.bytes().any(|b| b.is_ascii_uppercase()) {
+                    ws_text.clear();
+                    ws_text.push_str(text);
+                    ws_text.make_ascii_lowercase();
+                    split_ascii(ws_text, out);
+                } else {
+                    split_ascii(text, out);
+                }
+            }
+            Script::Detok => {
+                // The hypothesis is lowercased before tokenization, the references after it:
+                // only `<SKIPPED>`/`&QUOT;`-style text notices (MTEVAL.md §6).
+                if lc && is_hyp {
+                    perl_lc(text, ws_text);
+                    let tokenized = Tokenizer::mteval_13a(ws_text, scratch);
+                    split_perl(tokenized, out);
+                } else if lc {
+                    let tokenized = Tokenizer::mteval_13a(text, scratch);
+                    perl_lc(tokenized, ws_text);
+                    split_perl(ws_text, out);
+                } else {
+                    split_perl(Tokenizer::mteval_13a(text, scratch), out);
+                }
+            }
+        }
+    }
+
+    /// Statistics of one hypothesis line against the same line of each reference file (none:
+    /// no reference file has this line, and the script adds 9999 to the reference length).
+    pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut MultiBleuWorkspace) -> MultiBleuStats {
+        let mut hyp_tokens = std::mem::take(&mut ws.hyp);
+        self.tokenize(hyp, true, &mut ws.text, &mut ws.scratch, &mut hyp_tokens);
+        let mut ref_tokens = std::mem::take(&mut ws.refs);
+        if ref_tokens.len() < refs.len() {
+            ref_tokens.resize_with(refs.len(), Tokens::default);
+        }
+        for (r, out) in refs.iter().zip(&mut ref_tokens) {
+            self.tokenize(r, false, &mut ws.text, &mut ws.scratch, out);
+        }
+        let refs_tok = &ref_tokens[..refs.len()];
+        let hyp_len = hyp_tokens.len();
+        // The script's closest-length search starts from (diff 9999, length 9999) and takes a
+        // reference when its difference is smaller, or equal with a smaller length.
+        let (mut best_diff, mut best_len) = (9999usize, 9999usize);
+        for r in refs_tok {
+            let diff = hyp_len.abs_diff(r.len());
+            if diff < best_diff || (diff == best_diff && r.len() < best_len) {
+                best_diff = diff;
+                best_len = r.len();
+            }
+        }
+        clipped_matches(&hyp_tokens, refs_tok, 4, &mut ws.clip);
+        let mut stats = MultiBleuStats {
+            hyp_len: hyp_len as u64,
+            ref_len: best_len as u64,
+            nrefs: RefCounts::one(refs.len()),
+            ..MultiBleuStats::default()
+        };
+        for n in 0..4 {
+            stats.correct[n] = ws.clip.matches[n];
+            stats.total[n] = (hyp_len + 1).saturating_sub(n + 1) as u64;
+        }
+        ws.hyp = hyp_tokens;
+        ws.refs = ref_tokens;
+        stats
+    }
+
+    /// What the script computes from these statistics, in its order of operations.
+    pub fn score(&self, s: &MultiBleuStats) -> MultiBleuScore {
+        if s.ref_len == 0 {
+            return MultiBleuScore::ZeroReference;
+        }
+        let mut precisions = [0.0f64; 4];
+        for (p, (&c, &t)) in precisions.iter_mut().zip(s.correct.iter().zip(&s.total)) {
+            if t > 0 {
+                *p = c as f64 / t as f64;
+            }
+        }
+        let mut bp = 1.0f64;
+        if s.hyp_len < s.ref_len {
+            if s.hyp_len == 0 {
+                return MultiBleuScore::DivisionByZero;
+            }
+            bp = (1.0 - s.ref_len as f64 / s.hyp_len as f64).exp();
+        }
+        // my_log: log(0) is the constant -9999999999; summed left to right, then / 4.
+        let my_log = |x: f64| if x == 0.0 { -9_999_999_999.0 } else { x.ln() };
+        let sum = my_log(precisions[0])
+            + my_log(precisions[1])
+            + my_log(precisions[2])
+            + my_log(precisions[3]);
+        let bleu = bp * (sum / 4.0).exp();
+        MultiBleuScore::Score {
+            bleu,
+            precisions,
+            bp,
+            ratio: s.hyp_len as f64 / s.ref_len as f64,
+        }
+    }
+
+    /// The signature, e.g. `nrefs:1|case:mixed|tok:split|script:multi-bleu.perl`.
+    pub fn signature(&self, nrefs: &str) -> String {
+        format!(
+            "nrefs:{nrefs}|case:{}|tok:{}|script:{}",
+            if self.config.lowercase { "lc" } else { "mixed" },
+            match self.config.script {
+                Script::MultiBleu => "split",
+                Script::Detok => "13a",
+            },
+            self.config.script.file_name()
+        )
+    }
+}
+
+fn merge(totals: &mut MultiBleuStats, stats: &MultiBleuStats) {
+    for n in 0..4 {
+        totals.correct[n] += stats.correct[n];
+        totals.total[n] += stats.total[n];
+    }
+    totals.hyp_len += stats.hyp_len;
+    totals.ref_len += stats.ref_len;
+    totals.nrefs.merge(stats.nrefs);
+}
+
+impl Metric for MultiBleu {
+    type Stats = MultiBleuStats;
+    type Totals = MultiBleuStats;
+    type Workspace = MultiBleuWorkspace;
+
+    fn key(&self) -> &'static str {
+        "multi-bleu"
+    }
+
+    fn segment_stats(&self, segment: &Segment<'_>, ws: &mut MultiBleuWorkspace) -> MultiBleuStats {
+        segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
+    }
+
+    fn write_sentence_text(
+        &self,
+        stats: &MultiBleuStats,
+        width: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        let score = self.score(stats);
+        if score == MultiBleuScore::DivisionByZero {
+            return Err(division_message(self.config.script));
+        }
+        use std::io::Write as _;
+        let _ = write!(out, "{:.width$}", score.score());
+        Ok(())
+    }
+
+    fn write_sentence_json(&self, stats: &MultiBleuStats, out: &mut Vec<u8>) -> Result<(), String> {
+        let score = self.score(stats);
+        if score == MultiBleuScore::DivisionByZero {
+            return Err(division_message(self.config.script));
+        }
+        out.extend_from_slice(b"{\"score\":");
+        write_json_f64(out, score.score());
+        use std::io::Write as _;
+        let _ = write!(
+            out,
+            ",\"counts\":[{},{},{},{}],\"totals\":[{},{},{},{}],\"hyp_len\":{},\"ref_len\":{}}}",
+            stats.correct[0],
+            stats.correct[1],
+            stats.correct[2],
+            stats.correct[3],
+            stats.total[0],
+            stats.total[1],
+            stats.total[2],
+            stats.total[3],
+            stats.hyp_len,
+            stats.ref_len
+        );
+        Ok(())
+    }
+
+    fn new_totals(&self) -> MultiBleuStats {
+        MultiBleuStats::default()
+    }
+
+    fn add(&self, totals: &mut MultiBleuStats, stats: &MultiBleuStats) {
+        merge(totals, stats);
+    }
+
+    fn report(&self, totals: &MultiBleuStats, _width: usize) -> MetricReport {
+        let signature = self.signature(&totals.nrefs.signature_value());
+        let score = self.score(totals);
+        let mut fields = Map::new();
+        let text = match score.line(totals) {
+            Some(line) => {
+                fields.insert("score".into(), Value::from(score.score()));
+                line
+            }
+            None => {
+                let message = division_message(self.config.script);
+                fields.insert("score".into(), Value::Null);
+                fields.insert("error".into(), Value::from(message.clone()));
+                let mut t = String::from("BLEU = error: ");
+                let _ = write!(t, "{message}");
+                t
+            }
+        };
+        if let MultiBleuScore::Score {
+            bleu,
+            precisions,
+            bp,
+            ratio,
+        } = score
+        {
+            fields.insert("bleu".into(), Value::from(bleu));
+            fields.insert(
+                "precisions".into(),
+                Value::from(precisions.iter().map(|p| 100.0 * p).collect::<Vec<_>>()),
+            );
+            fields.insert("bp".into(), Value::from(bp));
+            fields.insert("ratio".into(), Value::from(ratio));
+        }
+        fields.insert("counts".into(), Value::from(totals.correct.to_vec()));
+        fields.insert("totals".into(), Value::from(totals.total.to_vec()));
+        fields.insert("hyp_len".into(), Value::from(totals.hyp_len));
+        fields.insert("ref_len".into(), Value::from(totals.ref_len));
+        fields.insert("signature".into(), Value::from(signature.clone()));
+        fields.insert("text".into(), Value::from(text.clone()));
+        MetricReport {
+            key: "multi-bleu",
+            name: "multi-BLEU".to_owned(),
+            score: score.score(),
+            text,
+            signature,
+            fields,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(config: MultiBleuConfig, hyps: &[&str], refs: &[&[&str]]) -> Option<String> {
+        let m = MultiBleu::new(config);
+        let mut ws = MultiBleuWorkspace::default();
+        let mut totals = MultiBleuStats::default();
+        for (h, r) in hyps.iter().zip(refs) {
+            merge(&mut totals, &m.stats(h, r, &mut ws));
+        }
+        m.score(&totals).line(&totals)
+    }
+
+    #[test]
+    fn script_lines() {
+        let c = MultiBleuConfig::default();
+        assert_eq!(
+            line(
+                c,
+                &["the cat sat on the mat"],
+                &[&["the cat sat on the mat"]]
+            )
+            .unwrap(),
+            "BLEU = 100.00, 100.0/100.0/100.0/100.0 (BP=1.000, ratio=1.000, hyp_len=6, ref_len=6)"
+        );
+        // All references empty: the literal zero line.
+        assert_eq!(line(c, &["a b"], &[&[""]]).unwrap(), ZERO_LINE);
+        // Empty hypotheses against a reference: Perl's division by zero becomes an error.
+        assert_eq!(line(c, &[""], &[&["a b"]]), None);
+        // A line no reference has: 9999 is added to the reference length.
+        let m = MultiBleu::new(c);
+        let st = m.stats("a b", &[], &mut MultiBleuWorkspace::default());
+        assert_eq!((st.hyp_len, st.ref_len), (2, 9999));
+    }
+
+    #[test]
+    fn tokenization_per_script() {
+        let plain = MultiBleu::new(MultiBleuConfig {
+            script: Script::MultiBleu,
+            lowercase: true,
+        });
+        let mut ws = MultiBleuWorkspace::default();
+        let mut t = Tokens::default();
+        plain.tokenize(
+            "ÄB\u{a0}c\x0bD",
+            true,
+            &mut ws.text,
+            &mut ws.scratch,
+            &mut t,
+        );
+        assert_eq!(t.iter().collect::<Vec<_>>(), ["Äb\u{a0}c", "d"]);
+        let detok = MultiBleu::new(MultiBleuConfig {
+            script: Script::Detok,
+            lowercase: true,
+        });
+        detok.tokenize(
+            "ΣΑΣ, &QUOT;x\u{1c}y",
+            true,
+            &mut ws.text,
+            &mut ws.scratch,
+            &mut t,
+        );
+        assert_eq!(t.iter().collect::<Vec<_>>(), ["σασ", ",", "\"", "x\u{1c}y"]);
+        detok.tokenize("&QUOT;", false, &mut ws.text, &mut ws.scratch, &mut t);
+        assert_eq!(t.iter().collect::<Vec<_>>(), ["&", "quot", ";"]);
+    }
+}

@@ -1,0 +1,1251 @@
+//! `nltk-bleu`: NLTK 3.10.4 `sentence_bleu` for each row and `corpus_bleu` for corpus reports,
+//! bit for bit (`NLTK.md` §3–7), with MATLAB `bleuEvaluationScore` semantics as an option
+//! (`--compat matlab`).
+//!
+//! **Statistics.** NLTK's `corpus_bleu` sums, over sentences, the clipped n-gram matches and the
+//! n-gram counts `max(1, len − n + 1)` of every order, the hypothesis lengths and the closest
+//! reference lengths; everything it computes afterwards is a function of those sums — except
+//! that smoothing methods 5–7 also look at the **last** sentence (`NLTK.md` Q7: method 5's
+//! order-5 precision and method 6's hypothesis length come from it). A segment's statistics
+//! therefore carry its order-5 precision and its length, and the running totals keep those of
+//! the last segment added: totals stay mergeable (sums, plus "the later one wins"), and every
+//! running or final report equals `corpus_bleu` on the segments so far. `sentence_bleu` is
+//! `corpus_bleu` of one sentence in NLTK, and so it is here: a row is the report of a corpus made
+//! of that segment alone.
+//!
+//! **Numbers.** Scoring follows NLTK operation by operation with Python's number tower
+//! ([`super::pymath`]): precisions stay exact fractions until `math.log`, smoothing methods 5–7
+//! run in exact big rationals, logs are summed with `math.fsum`, and squares use the C
+//! library's `pow`. NLTK's quirks are reproduced, not fixed (see the man page, QUIRKS).
+
+use std::fmt::Write as _;
+
+use num_bigint::BigInt;
+use serde_json::{Map, Value};
+
+use super::pymath::{exp, fsum, parse_py_number, u64_ratio, Num, PyError};
+use super::{write_json_f64, Metric, MetricReport};
+use crate::input::{RefCounts, Segment};
+use crate::ngram::{NgramIds, NgramIndex, ABSENT};
+use crate::tokenize::{Scratch, Tokenizer, Tokens};
+use crate::unicode::py_lower_into;
+
+/// NLTK version whose behaviour `nltk-bleu` reproduces (and prints in signatures).
+pub const NLTK_VERSION: &str = "3.10.4";
+
+/// `sys.float_info.min`, what smoothing method 0 puts in place of a zero precision (Q1).
+const FLOAT_MIN: f64 = 2.2250738585072014e-308;
+
+/// Which tool's semantics the scores follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compat {
+    /// NLTK 3.10.4, quirks included.
+    Nltk,
+    /// MATLAB `bleuEvaluationScore`: weights normalised to sum 1, no smoothing, score 0 for a
+    /// candidate shorter than the number of weights, NaN when everything is empty.
+    Matlab,
+}
+
+/// `nltk-bleu` settings.
+#[derive(Clone, Debug)]
+pub struct NltkBleuConfig {
+    /// A sacreBLEU tokenizer applied before the whitespace split (`--tokenize` given
+    /// explicitly); `None`: Python `str.split()` only, as NLTK users do.
+    pub tokenizer: Option<Tokenizer>,
+    /// Python `str.lower()` before splitting (the seed blog's `lower_n_split`).
+    pub lowercase: bool,
+    /// The weight vectors in command-line order (`--weights`, repeatable). One vector is NLTK's
+    /// flat tuple form (a scalar result); several are its list-of-tuples form (one score each).
+    pub weights: Vec<Vec<f64>>,
+    /// The weights as written, for the signature.
+    pub weights_text: Vec<String>,
+    /// Library only: the single flat vector was a Python *list*, not a tuple (`auto_reweigh`
+    /// compares with the tuple `(0.25, 0.25, 0.25, 0.25)` and never fires for a list, Q5).
+    pub weights_as_list: bool,
+    /// Library only: the weights were a list of tuples even if there is only one (on the
+    /// command line, two or more `--weights`). Matters only for `[()]`, which NLTK wraps again.
+    pub weights_nested: bool,
+    /// `SmoothingFunction().methodN`; `None` is `smoothing_function=None` (method 0).
+    pub smoothing: Option<u8>,
+    /// `SmoothingFunction(epsilon, alpha, k)`, keeping Python's int/float distinction.
+    pub epsilon: Num,
+    pub alpha: Num,
+    pub k: Num,
+    /// The three parameters as written, for the signature.
+    pub params_text: [String; 3],
+    pub auto_reweigh: bool,
+    pub compat: Compat,
+}
+
+impl Default for NltkBleuConfig {
+    /// NLTK's defaults: BLEU-4 with uniform weights, no smoothing function.
+    fn default() -> Self {
+        NltkBleuConfig {
+            tokenizer: None,
+            lowercase: false,
+            weights: vec![vec![0.25; 4]],
+            weights_text: vec!["0.25,0.25,0.25,0.25".to_owned()],
+            weights_as_list: false,
+            weights_nested: false,
+            smoothing: None,
+            epsilon: Num::Float(0.1),
+            alpha: Num::int(5),
+            k: Num::int(5),
+            params_text: ["0.1".to_owned(), "5".to_owned(), "5".to_owned()],
+            auto_reweigh: false,
+            compat: Compat::Nltk,
+        }
+    }
+}
+
+impl NltkBleuConfig {
+    /// Settings from command-line text: `weights` are the `--weights` values (none: NLTK's
+    /// default BLEU-4), each a comma-separated list of Python number literals (empty: the empty
+    /// tuple); `epsilon`, `alpha` and `k` keep Python's int/float distinction (`5` vs `5.0`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_cli(
+        tokenizer: Option<Tokenizer>,
+        lowercase: bool,
+        weights: &[String],
+        smoothing: Option<u8>,
+        epsilon: &str,
+        alpha: &str,
+        k: &str,
+        auto_reweigh: bool,
+        compat: Compat,
+    ) -> Result<NltkBleuConfig, String> {
+        let mut config = NltkBleuConfig {
+            tokenizer,
+            lowercase,
+            smoothing,
+            auto_reweigh,
+            compat,
+            ..NltkBleuConfig::default()
+        };
+        if !weights.is_empty() {
+            config.weights.clear();
+            config.weights_text.clear();
+            for text in weights {
+                let mut vector = Vec::new();
+                if !text.trim().is_empty() {
+                    for item in text.split(',') {
+                        let w = parse_py_number(item)
+                            .and_then(|n| n.to_f64().ok())
+                            .filter(|w| w.is_finite())
+                            .ok_or_else(|| {
+                                format!("--weights: '{}' is not a finite number", item.trim())
+                            })?;
+                        vector.push(w);
+                    }
+                }
+                config.weights.push(vector);
+                config.weights_text.push(text.trim().to_owned());
+            }
+        }
+        let param = |name: &str, text: &str| {
+            parse_py_number(text)
+                .ok_or_else(|| format!("--{name}: '{text}' is not a finite number"))
+        };
+        config.epsilon = param("epsilon", epsilon)?;
+        config.alpha = param("alpha", alpha)?;
+        config.k = param("k", k)?;
+        config.params_text = [
+            epsilon.trim().to_owned(),
+            alpha.trim().to_owned(),
+            k.trim().to_owned(),
+        ];
+        Ok(config)
+    }
+}
+
+/// The weights after NLTK's normalisation (`NLTK.md` §6 step 2).
+#[derive(Clone, Debug, PartialEq)]
+enum Weights {
+    /// Weight vectors, each paired with "is a tuple" (for `auto_reweigh`).
+    Vectors(Vec<(Vec<f64>, bool)>),
+    /// Several vectors whose **first** is empty: `weights[0][0]` raises `IndexError`, so NLTK
+    /// wraps the whole list once more and scores one "vector" of this many tuples (Q6), which
+    /// raises `TypeError` as soon as a tuple meets a positive precision.
+    Wrapped(usize),
+}
+
+/// A score as NLTK returns it: Python `int` 0 from the early exit (Q2), or a float.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PyValue {
+    Int(i64),
+    Float(f64),
+}
+
+impl PyValue {
+    /// The value as a double.
+    pub fn as_f64(self) -> f64 {
+        match self {
+            PyValue::Int(i) => i as f64,
+            PyValue::Float(x) => x,
+        }
+    }
+
+    /// JSON like Python's `json.dumps`: an int stays `0`, a float is written in full precision
+    /// (`null` for NaN, which MATLAB semantics can produce).
+    fn write_json(self, out: &mut Vec<u8>) {
+        match self {
+            PyValue::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
+            PyValue::Float(x) => write_json_f64(out, x),
+        }
+    }
+
+    fn json(self) -> Value {
+        match self {
+            PyValue::Int(i) => Value::from(i),
+            PyValue::Float(x) => Value::from(x),
+        }
+    }
+}
+
+/// What `corpus_bleu` returns: one value per weight vector (a Python list when `list`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NltkScore {
+    pub values: Vec<PyValue>,
+    /// NLTK returns a list (two or more weight vectors) rather than a scalar.
+    pub list: bool,
+    /// Orders for which method 0 issued its "0 counts of n-gram overlaps" `UserWarning`, in
+    /// emission order (`NLTK.md` §6.1).
+    pub warnings: Vec<usize>,
+}
+
+/// Statistics of one segment, or running corpus totals (the same shape: a segment's statistics
+/// are the totals of a corpus of one).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct NltkStats {
+    /// `numerator_1..N` then `denominator_1..N` of `modified_precision` (NLTK), or the true
+    /// hypothesis n-gram counts `max(0, len − n + 1)` as denominators (MATLAB).
+    pub counts: Vec<u64>,
+    /// Hypothesis length(s).
+    pub hyp_len: u64,
+    /// Closest reference length(s) (ties → the shorter reference, Q13).
+    pub ref_len: u64,
+    /// Longest reference seen (MATLAB's "all empty" test).
+    pub max_ref_len: u64,
+    /// The last segment's order-5 `modified_precision` and hypothesis length: smoothing
+    /// methods 5–7 read them (Q7). `None` for an empty corpus.
+    pub last: Option<Last>,
+    /// Segments summed (1 for a segment).
+    pub segments: u64,
+    /// Smallest and largest number of references (signature `nrefs`).
+    pub nrefs: RefCounts,
+    /// NLTK raised while reading a segment (no references): the whole `corpus_bleu` call
+    /// raises, so the first such error sticks to the totals.
+    pub raised: Option<PyError>,
+}
+
+/// What methods 5–7 need of the last sentence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Last {
+    /// `modified_precision(refs, hyp, 5)`, unreduced (only computed for methods 5 and 7).
+    pub q5: (u64, u64),
+    /// `len(hypothesis)`.
+    pub hyp_len: u64,
+}
+
+/// The `nltk-bleu` metric.
+#[derive(Debug)]
+pub struct NltkBleu {
+    config: NltkBleuConfig,
+    weights: Weights,
+    /// N: the largest weight-vector length, the orders counted.
+    max_order: usize,
+    /// Orders indexed per segment (N, or at least 5 for methods 5 and 7).
+    index_order: usize,
+    /// MATLAB: the normalised weight vectors.
+    matlab_weights: Vec<Vec<f64>>,
+    /// Smoothing method 5 or 7: segments carry their order-5 precision.
+    needs_q5: bool,
+}
+
+/// Per-worker buffers.
+#[derive(Default)]
+pub struct NltkWorkspace {
+    scratch: Scratch,
+    lower: String,
+    hyp: Tokens,
+    refs: Vec<Tokens>,
+    clip: ClipWorkspace,
+}
+
+/// Buffers of [`clipped_matches`] (shared with `multi-bleu`): nothing is allocated per segment
+/// once they have grown.
+#[derive(Default)]
+pub struct ClipWorkspace {
+    index: NgramIndex,
+    hyp_ids: NgramIds,
+    ref_ids: Vec<NgramIds>,
+    /// Dense count arrays indexed by n-gram id; all zero between segments.
+    count: Vec<u32>,
+    ref_max: Vec<u32>,
+    /// The result: clipped matches of orders 1, 2, …
+    pub matches: Vec<u64>,
+}
+
+impl NltkBleu {
+    /// Validates the settings; errors are usage errors (they depend on options only).
+    pub fn new(config: NltkBleuConfig) -> Result<NltkBleu, String> {
+        if let Some(m) = config.smoothing {
+            if m > 7 {
+                return Err(format!("--nltk-smoothing must be 0 to 7, not {m}"));
+            }
+        }
+        if config.weights.is_empty() {
+            return Err("no weight vector".to_owned());
+        }
+        if config.weights.iter().flatten().any(|w| !w.is_finite()) {
+            return Err("--weights must be finite numbers".to_owned());
+        }
+        let nested = config.weights_nested || config.weights.len() >= 2;
+        let weights = if nested && config.weights[0].is_empty() {
+            Weights::Wrapped(config.weights.len())
+        } else {
+            let tuple = config.weights.len() >= 2 || !config.weights_as_list;
+            Weights::Vectors(config.weights.iter().map(|w| (w.clone(), tuple)).collect())
+        };
+        let max_order = match &weights {
+            Weights::Wrapped(n) => *n,
+            Weights::Vectors(v) => v.iter().map(|(w, _)| w.len()).max().unwrap_or(0),
+        };
+        let mut matlab_weights = Vec::new();
+        if config.compat == Compat::Matlab {
+            if config.smoothing.is_some() || config.auto_reweigh {
+                return Err(
+                    "--compat matlab has no smoothing and no re-weighting: drop \
+                     --nltk-smoothing and --auto-reweigh"
+                        .to_owned(),
+                );
+            }
+            for w in &config.weights {
+                // MATLAB: "a row vector of finite nonnegative values", normalised to sum one.
+                let sum: f64 = w.iter().sum();
+                if w.is_empty() || w.iter().any(|&x| x < 0.0) || sum <= 0.0 {
+                    return Err(
+                        "--compat matlab needs non-negative weights that are not all zero"
+                            .to_owned(),
+                    );
+                }
+                matlab_weights.push(w.iter().map(|&x| x / sum).collect());
+            }
+        }
+        let needs_q5 = config.compat == Compat::Nltk && matches!(config.smoothing, Some(5 | 7));
+        let index_order = if needs_q5 {
+            max_order.max(5)
+        } else {
+            max_order
+        };
+        Ok(NltkBleu {
+            config,
+            weights,
+            max_order,
+            index_order,
+            matlab_weights,
+            needs_q5,
+        })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &NltkBleuConfig {
+        &self.config
+    }
+
+    /// Number of scores per row (one per weight vector, or one for NLTK's wrapped form).
+    pub fn columns(&self) -> usize {
+        match &self.weights {
+            Weights::Vectors(v) => v.len(),
+            Weights::Wrapped(_) => 1,
+        }
+    }
+
+    fn tokenize(&self, text: &str, ws_scratch: &mut Scratch, lower: &mut String, out: &mut Tokens) {
+        match self.config.tokenizer {
+            Some(t) => t.tokenize(text, self.config.lowercase, ws_scratch, out),
+            None => {
+                out.clear();
+                if self.config.lowercase {
+                    lower.clear();
+                    py_lower_into(text, lower);
+                    split_py(lower, out);
+                } else {
+                    split_py(text, out);
+                }
+            }
+        }
+    }
+
+    /// Statistics of `hyp` against `refs`, from raw text.
+    pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut NltkWorkspace) -> NltkStats {
+        let mut hyp_tokens = std::mem::take(&mut ws.hyp);
+        self.tokenize(hyp, &mut ws.scratch, &mut ws.lower, &mut hyp_tokens);
+        let mut ref_tokens = std::mem::take(&mut ws.refs);
+        if ref_tokens.len() < refs.len() {
+            ref_tokens.resize_with(refs.len(), Tokens::default);
+        }
+        for (r, out) in refs.iter().zip(&mut ref_tokens) {
+            self.tokenize(r, &mut ws.scratch, &mut ws.lower, out);
+        }
+        let stats = self.token_stats(&hyp_tokens, &ref_tokens[..refs.len()], ws);
+        ws.hyp = hyp_tokens;
+        ws.refs = ref_tokens;
+        stats
+    }
+
+    /// Statistics of a tokenized segment: `modified_precision` for orders 1..N,
+    /// `closest_ref_length`, and what smoothing needs of a last sentence.
+    pub fn token_stats(&self, hyp: &Tokens, refs: &[Tokens], ws: &mut NltkWorkspace) -> NltkStats {
+        let n = self.max_order;
+        let hyp_len = hyp.len() as u64;
+        let mut stats = NltkStats {
+            counts: vec![0; 2 * n],
+            hyp_len,
+            segments: 1,
+            nrefs: RefCounts::one(refs.len()),
+            ..NltkStats::default()
+        };
+        if refs.is_empty() {
+            // `modified_precision` looks the first hypothesis n-gram up in an empty dict of
+            // reference counts; without any n-gram to look up, `closest_ref_length` calls
+            // `min()` on nothing (Q12).
+            stats.raised = Some(if n >= 1 && hyp_len >= 1 {
+                PyError::new(
+                    "KeyError",
+                    format!("({},) (a sentence without references)", py_repr(hyp.get(0))),
+                )
+            } else {
+                PyError::new(
+                    "ValueError",
+                    "min() arg is an empty sequence (a sentence without references)",
+                )
+            });
+            return stats;
+        }
+        stats.ref_len = closest_ref_len(hyp.len(), refs.iter().map(Tokens::len)) as u64;
+        stats.max_ref_len = refs.iter().map(Tokens::len).max().unwrap_or(0) as u64;
+        let orders = self.index_order;
+        if orders > 0 {
+            clipped_matches(hyp, refs, orders, &mut ws.clip);
+        }
+        let matlab = self.config.compat == Compat::Matlab;
+        for i in 1..=n {
+            let grams = (hyp.len() + 1).saturating_sub(i) as u64;
+            stats.counts[i - 1] = ws.clip.matches[i - 1];
+            // `modified_precision` divides by max(1, count): a too-short hypothesis still adds
+            // 1 to the corpus denominator. MATLAB sums true n-gram counts.
+            stats.counts[n + i - 1] = if matlab { grams } else { grams.max(1) };
+        }
+        let q5 = if self.needs_q5 {
+            (
+                ws.clip.matches[4],
+                (hyp.len() + 1).saturating_sub(5).max(1) as u64,
+            )
+        } else {
+            (0, 1)
+        };
+        stats.last = Some(Last { q5, hyp_len });
+        stats
+    }
+
+    /// Adds `stats` (a segment, or later totals) to `totals`.
+    pub fn merge(&self, totals: &mut NltkStats, stats: &NltkStats) {
+        if totals.counts.len() < stats.counts.len() {
+            totals.counts.resize(stats.counts.len(), 0);
+        }
+        for (t, s) in totals.counts.iter_mut().zip(&stats.counts) {
+            *t += s;
+        }
+        totals.hyp_len += stats.hyp_len;
+        totals.ref_len += stats.ref_len;
+        totals.max_ref_len = totals.max_ref_len.max(stats.max_ref_len);
+        if stats.last.is_some() {
+            totals.last = stats.last;
+        }
+        totals.segments += stats.segments;
+        totals.nrefs.merge(stats.nrefs);
+        if totals.raised.is_none() {
+            totals.raised.clone_from(&stats.raised);
+        }
+    }
+
+    /// `corpus_bleu` on totals (a segment's statistics give `sentence_bleu`).
+    pub fn score(&self, totals: &NltkStats) -> Result<NltkScore, PyError> {
+        if self.config.compat == Compat::Matlab {
+            return self.matlab_score(totals);
+        }
+        if let Some(e) = &totals.raised {
+            return Err(e.clone());
+        }
+        let n = self.max_order;
+        let (nums, dens) = totals.counts.split_at(n);
+        let (hyp_len, ref_len) = (totals.hyp_len, totals.ref_len);
+        // Step 4: brevity_penalty is int 1 when the hypothesis is longer, int 0 for an empty
+        // one, else the float exp(1 − r/h).
+        let bp = brevity_penalty(ref_len, hyp_len)?.as_f64();
+        // Step 5: `Fraction(num, 0)` raises for an order without any denominator, which only an
+        // empty corpus has (Q14).
+        if let Some(i) = dens.iter().position(|&d| d == 0) {
+            return Err(PyError::new(
+                "ZeroDivisionError",
+                format!("Fraction({}, 0) (an empty corpus)", nums[i]),
+            ));
+        }
+        let columns = self.columns();
+        // Step 6: no order at all, or no unigram match: int 0 before any smoothing, whatever
+        // the method, without a warning (Q2, Q3).
+        if n == 0 || nums[0] == 0 {
+            return Ok(NltkScore {
+                values: vec![PyValue::Int(0); columns],
+                list: columns >= 2,
+                warnings: Vec::new(),
+            });
+        }
+        let mut warnings = Vec::new();
+        let p = self.smooth(nums, dens, totals, &mut warnings)?;
+        let mut values = Vec::with_capacity(columns);
+        match &self.weights {
+            Weights::Wrapped(_) => {
+                // Each "weight" is a tuple: `tuple * float` raises for the first positive
+                // precision (p_1 is always positive here).
+                if p.iter().any(|v| v.signum() > 0) {
+                    return Err(PyError::new(
+                        "TypeError",
+                        "can't multiply sequence by non-int of type 'float' (the first of \
+                         several weight vectors is empty)",
+                    ));
+                }
+                values.push(PyValue::Float(bp * exp(0.0)?));
+            }
+            Weights::Vectors(vectors) => {
+                let mut terms = Vec::with_capacity(n);
+                for (w, is_tuple) in vectors {
+                    let reweighed;
+                    let w = if self.config.auto_reweigh
+                        && hyp_len < 4
+                        && *is_tuple
+                        && w.len() == 4
+                        && w.iter().all(|&x| x == 0.25)
+                    {
+                        // Q5: the *corpus* hypothesis length, and only for the exact tuple.
+                        reweighed = vec![u64_ratio(1, hyp_len)?; hyp_len as usize];
+                        &reweighed
+                    } else {
+                        w
+                    };
+                    terms.clear();
+                    for (&wj, pj) in w.iter().zip(&p) {
+                        // Step 8c: a precision that is not > 0 is silently dropped (Q4).
+                        if pj.signum() > 0 {
+                            terms.push(wj * pj.to_f64()?.ln());
+                        }
+                    }
+                    let s = exp(fsum(&terms)?)?;
+                    values.push(PyValue::Float(bp * s));
+                }
+            }
+        }
+        Ok(NltkScore {
+            list: values.len() >= 2,
+            values,
+            warnings,
+        })
+    }
+
+    /// `SmoothingFunction(epsilon, alpha, k).methodN(p_n, references, hypothesis, hyp_len)`
+    /// with the last sentence's references and hypothesis (`NLTK.md` §7).
+    fn smooth(
+        &self,
+        nums: &[u64],
+        dens: &[u64],
+        totals: &NltkStats,
+        warnings: &mut Vec<usize>,
+    ) -> Result<Vec<Num>, PyError> {
+        let mut p: Vec<Num> = nums
+            .iter()
+            .zip(dens)
+            .map(|(&num, &den)| Num::Count { num, den })
+            .collect();
+        let last = totals.last.unwrap_or_default();
+        // Methods 4 and 7 use `hyp_len`, the corpus hypothesis length (never 0 here).
+        let t = totals.hyp_len;
+        match self.config.smoothing.unwrap_or(0) {
+            0 => {
+                // Q1: a zero precision becomes float_info.min (log = −708.39…), with a warning:
+                // the score is tiny, not 0.
+                for (i, v) in p.iter_mut().enumerate() {
+                    if nums[i] == 0 {
+                        warnings.push(i + 1);
+                        *v = Num::Float(FLOAT_MIN);
+                    }
+                }
+            }
+            1 => {
+                for (i, v) in p.iter_mut().enumerate() {
+                    if nums[i] == 0 {
+                        *v = Num::int(0)
+                            .add(&self.config.epsilon)?
+                            .div(&Num::Int(BigInt::from(dens[i])))?;
+                    }
+                }
+            }
+            2 => {
+                // Q11: +1 on every order but the first, zero or not (at corpus level, once,
+                // on the totals).
+                for (i, v) in p.iter_mut().enumerate().skip(1) {
+                    *v = Num::Count {
+                        num: nums[i] + 1,
+                        den: dens[i] + 1,
+                    };
+                }
+            }
+            3 => {
+                let mut kappa = 1u32;
+                for (i, v) in p.iter_mut().enumerate() {
+                    if nums[i] == 0 {
+                        let den = (BigInt::from(1u8) << kappa) * BigInt::from(dens[i]);
+                        *v = Num::int(1).div(&Num::Int(den))?;
+                        kappa += 1;
+                    }
+                }
+            }
+            4 => self.method4(&mut p, nums, dens, t)?,
+            5 => method5(&mut p, last)?,
+            6 => self.method6(&mut p, nums, last)?,
+            _ => {
+                self.method4(&mut p, nums, dens, t)?;
+                method5(&mut p, last)?;
+            }
+        }
+        Ok(p)
+    }
+
+    /// Method 4: `(1 / (2^κ·k / ln T)) / den` for zero orders, only when T > 1 (Q10).
+    fn method4(&self, p: &mut [Num], nums: &[u64], dens: &[u64], t: u64) -> Result<(), PyError> {
+        if t <= 1 {
+            return Ok(());
+        }
+        let ln_t = Num::Float((t as f64).ln());
+        let mut kappa = 1u32;
+        for (i, v) in p.iter_mut().enumerate() {
+            if nums[i] == 0 {
+                let a = Num::Int(BigInt::from(1u8) << kappa).mul(&self.config.k)?;
+                let b = a.div(&ln_t)?;
+                let c = Num::int(1).div(&b)?;
+                *v = c.div(&Num::Int(BigInt::from(dens[i])))?;
+                kappa += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Method 6 (Gao and He): interpolates each order ≥ 3 with a prior from the two orders
+    /// below; `l` comes from the last hypothesis alone (Q7), and the check that claims to be
+    /// about bigrams looks at trigrams (Q9).
+    fn method6(&self, p: &mut [Num], nums: &[u64], last: Last) -> Result<(), PyError> {
+        if p.len() < 3 {
+            return Err(PyError::new(
+                "IndexError",
+                "list index out of range (smoothing method 6 needs at least 3 n-gram orders)",
+            ));
+        }
+        if p[2].signum() == 0 {
+            return Err(PyError::new(
+                "AssertionError",
+                "This smoothing method requires non-zero precision for bigrams.",
+            ));
+        }
+        let alpha = &self.config.alpha;
+        for i in 2..p.len() {
+            let pi0 = if is_zero(&p[i - 2]) {
+                Num::int(0)
+            } else {
+                p[i - 1].square()?.div(&p[i - 2])?
+            };
+            let m = Num::Int(BigInt::from(nums[i]));
+            let l = Num::Int(BigInt::from(last.hyp_len.saturating_sub(i as u64)));
+            p[i] = m.add(&alpha.mul(&pi0)?)?.div(&l.add(alpha)?)?;
+        }
+        Ok(())
+    }
+
+    /// MATLAB `bleuEvaluationScore` on the totals: NaN when candidate and references are all
+    /// empty, 0 when the candidate has fewer tokens than weights, else
+    /// `BP · exp(Σ w_n log p_n)` with the normalised weights (a zero precision gives 0).
+    fn matlab_score(&self, totals: &NltkStats) -> Result<NltkScore, PyError> {
+        let n = self.max_order;
+        let (nums, tots) = totals.counts.split_at(n);
+        let (c, r) = (totals.hyp_len, totals.ref_len);
+        let mut values = Vec::with_capacity(self.matlab_weights.len());
+        for w in &self.matlab_weights {
+            let value = if c == 0 && totals.max_ref_len == 0 {
+                f64::NAN
+            } else if c < w.len() as u64 {
+                0.0
+            } else {
+                let bp = if c > r {
+                    1.0
+                } else {
+                    exp(1.0 - u64_ratio(r, c)?)?
+                };
+                let mut terms = Vec::with_capacity(w.len());
+                let mut zero = false;
+                for (j, &wj) in w.iter().enumerate() {
+                    if wj == 0.0 {
+                        continue;
+                    }
+                    if nums[j] == 0 || tots[j] == 0 {
+                        zero = true;
+                        break;
+                    }
+                    terms.push(wj * u64_ratio(nums[j], tots[j])?.ln());
+                }
+                if zero {
+                    0.0
+                } else {
+                    bp * exp(fsum(&terms)?)?
+                }
+            };
+            values.push(PyValue::Float(value));
+        }
+        Ok(NltkScore {
+            list: values.len() >= 2,
+            values,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// The signature, e.g. `nrefs:1|case:mixed|tok:split|weights:0.25,0.25,0.25,0.25|smooth:none|nltk:3.10.4`.
+    pub fn signature(&self, nrefs: &str) -> String {
+        let c = &self.config;
+        let tok = match c.tokenizer {
+            Some(t) => format!("{}+split", t.name()),
+            None => "split".to_owned(),
+        };
+        let mut s = format!(
+            "nrefs:{nrefs}|case:{}|tok:{tok}|weights:{}",
+            if c.lowercase { "lc" } else { "mixed" },
+            c.weights_text.join(";")
+        );
+        if c.compat == Compat::Matlab {
+            s.push_str("|compat:matlab");
+            return s;
+        }
+        let [eps, alpha, k] = &c.params_text;
+        let smooth = match c.smoothing {
+            None => "none".to_owned(),
+            Some(1) => format!("1[epsilon={eps}]"),
+            Some(4) => format!("4[k={k}]"),
+            Some(6) => format!("6[alpha={alpha}]"),
+            Some(7) => format!("7[k={k}]"),
+            Some(m) => m.to_string(),
+        };
+        let _ = write!(s, "|smooth:{smooth}");
+        if c.auto_reweigh {
+            s.push_str("|reweigh:yes");
+        }
+        let _ = write!(s, "|nltk:{NLTK_VERSION}");
+        s
+    }
+
+    fn display_name(&self) -> &'static str {
+        match self.config.compat {
+            Compat::Nltk => "NLTK-BLEU",
+            Compat::Matlab => "MATLAB-BLEU",
+        }
+    }
+}
+
+/// NLTK `modified_precision(references, hypothesis, n)` on token lists: the numerator and
+/// denominator, unreduced (`NLTK.md` §3). No references and a hypothesis with an n-gram of this
+/// order raise `KeyError`, as in NLTK.
+pub fn modified_precision(
+    refs: &[Vec<&str>],
+    hyp: &[&str],
+    n: usize,
+) -> Result<(u64, u64), PyError> {
+    let tokens = |words: &[&str]| {
+        let mut t = Tokens::default();
+        for w in words {
+            t.push(w);
+        }
+        t
+    };
+    let grams = (hyp.len() + 1).saturating_sub(n) as u64;
+    if n == 0 {
+        return Ok((0, grams.max(1)));
+    }
+    if refs.is_empty() && grams > 0 {
+        return Err(PyError::new("KeyError", format!("({},)", py_repr(hyp[0]))));
+    }
+    let refs: Vec<Tokens> = refs.iter().map(|r| tokens(r)).collect();
+    let mut ws = ClipWorkspace::default();
+    clipped_matches(&tokens(hyp), &refs, n, &mut ws);
+    Ok((ws.matches[n - 1], grams.max(1)))
+}
+
+/// NLTK `closest_ref_length`: the reference length closest to `hyp_len`, the shorter on a tie;
+/// `ValueError` without references.
+pub fn closest_ref_length(ref_lens: &[usize], hyp_len: usize) -> Result<usize, PyError> {
+    if ref_lens.is_empty() {
+        return Err(PyError::new("ValueError", "min() arg is an empty sequence"));
+    }
+    Ok(closest_ref_len(hyp_len, ref_lens.iter().copied()))
+}
+
+/// NLTK `brevity_penalty(closest_ref_len, hyp_len)`: int 1 for a longer hypothesis, int 0 for an
+/// empty one, else the float `exp(1 − r/h)` (Q2).
+pub fn brevity_penalty(closest_ref_len: u64, hyp_len: u64) -> Result<PyValue, PyError> {
+    Ok(if hyp_len > closest_ref_len {
+        PyValue::Int(1)
+    } else if hyp_len == 0 {
+        PyValue::Int(0)
+    } else {
+        PyValue::Float(exp(1.0 - u64_ratio(closest_ref_len, hyp_len)?)?)
+    })
+}
+
+/// Python `str.split()` into `out`. An all-ASCII line (the common case, checked 16 bytes at a
+/// time) is cut with a byte test — CPython's ASCII whitespace is 0x09–0x0D, 0x1C–0x1F and 0x20 —
+/// and anything else goes through the full Unicode splitter.
+fn split_py(text: &str, out: &mut Tokens) {
+    if !text.is_ascii() {
+        out.extend_split(text);
+        return;
+    }
+    const fn is_space(b: u8) -> bool {
+        matches!(b, 0x09..=0x0d | 0x1c..=0x20)
+    }
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        while i < bytes.len() && is_space(bytes[i]) {
+            i += 1;
+        }
+        let start = i;
+        while i < bytes.len() && !is_space(bytes[i]) {
+            i += 1;
+        }
+        if i > start {
+            out.push(&text[start..i]);
+        }
+    }
+}
+
+/// `p == 0` in Python: exact for ints and fractions, IEEE for floats (NaN is not 0).
+fn is_zero(v: &Num) -> bool {
+    match v {
+        Num::Float(x) => *x == 0.0,
+        other => other.signum() == 0,
+    }
+}
+
+/// Method 5: each order averages its neighbours, the one above the top order being always the
+/// last sentence's order-5 precision (Q7, Q8); exact while its inputs are.
+fn method5(p: &mut [Num], last: Last) -> Result<(), PyError> {
+    let mut ext: Vec<Num> = p.to_vec();
+    ext.push(Num::Count {
+        num: last.q5.0,
+        den: last.q5.1,
+    });
+    let three = Num::int(3);
+    let mut prev = p[0].add(&Num::int(1))?;
+    for i in 0..p.len() {
+        let new = prev.add(&p[i])?.add(&ext[i + 1])?.div(&three)?;
+        p[i] = new.clone();
+        prev = new;
+    }
+    Ok(())
+}
+
+/// `closest_ref_length`: the reference length minimising (|r − h|, r).
+fn closest_ref_len(hyp_len: usize, ref_lens: impl Iterator<Item = usize>) -> usize {
+    ref_lens
+        .min_by_key(|&r| (hyp_len.abs_diff(r), r))
+        .unwrap_or(0)
+}
+
+/// Clipped matches of orders `1..=orders` (into `ws.matches`): each distinct hypothesis n-gram
+/// counts at most as often as it occurs in the reference where it occurs most (the maximum over
+/// references, not the sum: NLTK `modified_precision`, `NLTK.md` §3, and multi-bleu.perl alike).
+/// References are interned in an [`NgramIndex`]; the hypothesis is only looked up, since an
+/// n-gram no reference has cannot match.
+pub fn clipped_matches(hyp: &Tokens, refs: &[Tokens], orders: usize, ws: &mut ClipWorkspace) {
+    if ws.ref_ids.len() < refs.len() {
+        ws.ref_ids.resize_with(refs.len(), NgramIds::default);
+    }
+    ws.index.clear();
+    for (r, ids) in refs.iter().zip(&mut ws.ref_ids) {
+        ws.index.index(r, orders, ids);
+    }
+    ws.index.lookup(hyp, orders, &mut ws.hyp_ids);
+    let ids = ws.index.num_ids();
+    if ws.count.len() < ids {
+        ws.count.resize(ids, 0);
+        ws.ref_max.resize(ids, 0);
+    }
+    let (count, ref_max) = (&mut ws.count, &mut ws.ref_max);
+    let ref_ids = &ws.ref_ids[..refs.len()];
+    if let [single] = ref_ids {
+        for &g in single.all() {
+            ref_max[g as usize] += 1;
+        }
+    } else {
+        for r in ref_ids {
+            for &g in r.all() {
+                count[g as usize] += 1;
+            }
+            for &g in r.all() {
+                let c = std::mem::take(&mut count[g as usize]);
+                if c > ref_max[g as usize] {
+                    ref_max[g as usize] = c;
+                }
+            }
+        }
+    }
+    for &g in ws.hyp_ids.all() {
+        if g != ABSENT {
+            count[g as usize] += 1;
+        }
+    }
+    ws.matches.clear();
+    for order in 1..=orders {
+        let mut matched = 0u64;
+        for &g in ws.hyp_ids.order(order) {
+            if g != ABSENT {
+                // A distinct n-gram is clipped once: its count is taken (zeroed) on first sight.
+                let c = std::mem::take(&mut count[g as usize]);
+                matched += u64::from(c.min(ref_max[g as usize]));
+            }
+        }
+        ws.matches.push(matched);
+    }
+    for r in ref_ids {
+        for &g in r.all() {
+            ref_max[g as usize] = 0;
+        }
+    }
+}
+
+/// Python's `repr()` of a string, for error messages (`KeyError(('tok',))`).
+fn py_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// A score for a text row or report: `{:.width$}`, with NaN as `nan`.
+fn push_text(out: &mut String, x: f64, width: usize) {
+    if x.is_nan() {
+        out.push_str("nan");
+    } else {
+        let _ = write!(out, "{x:.width$}");
+    }
+}
+
+/// "NLTK raises …" for a row or report: what NLTK does instead of returning a score.
+fn raises(e: &PyError) -> String {
+    format!("NLTK raises {e}")
+}
+
+impl Metric for NltkBleu {
+    type Stats = NltkStats;
+    type Totals = NltkStats;
+    type Workspace = NltkWorkspace;
+
+    fn key(&self) -> &'static str {
+        "nltk-bleu"
+    }
+
+    fn segment_stats(&self, segment: &Segment<'_>, ws: &mut NltkWorkspace) -> NltkStats {
+        segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
+    }
+
+    fn write_sentence_text(
+        &self,
+        stats: &NltkStats,
+        width: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        let score = self.score(stats).map_err(|e| raises(&e))?;
+        let mut s = String::new();
+        for (i, v) in score.values.iter().enumerate() {
+            if i > 0 {
+                s.push('\t');
+            }
+            push_text(&mut s, v.as_f64(), width);
+        }
+        out.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+
+    fn write_sentence_json(&self, stats: &NltkStats, out: &mut Vec<u8>) -> Result<(), String> {
+        let score = self.score(stats).map_err(|e| raises(&e))?;
+        out.extend_from_slice(b"{\"score\":");
+        write_values(&score, out);
+        if !score.warnings.is_empty() {
+            out.extend_from_slice(b",\"warnings\":");
+            serde_json::to_writer(&mut *out, &score.warnings).expect("writing to a Vec");
+        }
+        let n = self.max_order;
+        out.extend_from_slice(b",\"counts\":");
+        serde_json::to_writer(&mut *out, &stats.counts[..n]).expect("writing to a Vec");
+        out.extend_from_slice(b",\"totals\":");
+        serde_json::to_writer(&mut *out, &stats.counts[n..]).expect("writing to a Vec");
+        use std::io::Write as _;
+        let _ = write!(
+            out,
+            ",\"hyp_len\":{},\"ref_len\":{}}}",
+            stats.hyp_len, stats.ref_len
+        );
+        Ok(())
+    }
+
+    fn new_totals(&self) -> NltkStats {
+        NltkStats {
+            counts: vec![0; 2 * self.max_order],
+            ..NltkStats::default()
+        }
+    }
+
+    fn add(&self, totals: &mut NltkStats, stats: &NltkStats) {
+        self.merge(totals, stats);
+    }
+
+    fn columns(&self) -> usize {
+        NltkBleu::columns(self)
+    }
+
+    fn report(&self, totals: &NltkStats, width: usize) -> MetricReport {
+        let signature = self.signature(&totals.nrefs.signature_value());
+        let name = self.display_name();
+        let n = self.max_order;
+        let (nums, dens) = totals.counts.split_at(n);
+        let mut fields = Map::new();
+        let mut text = format!("{name} = ");
+        let score = match self.score(totals) {
+            Ok(score) => {
+                for (i, v) in score.values.iter().enumerate() {
+                    if i > 0 {
+                        text.push('/');
+                    }
+                    push_text(&mut text, v.as_f64(), width);
+                }
+                let json = if score.list {
+                    Value::from(score.values.iter().map(|v| v.json()).collect::<Vec<_>>())
+                } else {
+                    score.values[0].json()
+                };
+                fields.insert("score".into(), json);
+                if !score.warnings.is_empty() {
+                    fields.insert("warnings".into(), Value::from(score.warnings.clone()));
+                }
+                score.values[0].as_f64()
+            }
+            Err(e) => {
+                let message = raises(&e);
+                text.push_str("error: ");
+                text.push_str(&message);
+                fields.insert("score".into(), Value::Null);
+                fields.insert("error".into(), Value::from(message));
+                f64::NAN
+            }
+        };
+        // Plain precisions (num/den, 4 decimals) and lengths, for a human reading the report.
+        let _ = write!(text, " (precisions ");
+        for (i, (&a, &b)) in nums.iter().zip(dens).enumerate() {
+            if i > 0 {
+                text.push('/');
+            }
+            let p = if b == 0 { 0.0 } else { a as f64 / b as f64 };
+            let _ = write!(text, "{p:.4}");
+        }
+        let ratio = if totals.ref_len == 0 {
+            0.0
+        } else {
+            totals.hyp_len as f64 / totals.ref_len as f64
+        };
+        let _ = write!(
+            text,
+            ", ratio = {ratio:.3}, hyp_len = {}, ref_len = {})",
+            totals.hyp_len, totals.ref_len
+        );
+        fields.insert("counts".into(), Value::from(nums.to_vec()));
+        fields.insert("totals".into(), Value::from(dens.to_vec()));
+        fields.insert("hyp_len".into(), Value::from(totals.hyp_len));
+        fields.insert("ref_len".into(), Value::from(totals.ref_len));
+        fields.insert("signature".into(), Value::from(signature.clone()));
+        fields.insert("text".into(), Value::from(text.clone()));
+        MetricReport {
+            key: "nltk-bleu",
+            name: name.to_owned(),
+            score,
+            text,
+            signature,
+            fields,
+        }
+    }
+}
+
+fn write_values(score: &NltkScore, out: &mut Vec<u8>) {
+    if score.list {
+        out.push(b'[');
+        for (i, v) in score.values.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            v.write_json(out);
+        }
+        out.push(b']');
+    } else {
+        score.values[0].write_json(out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn metric(config: NltkBleuConfig) -> NltkBleu {
+        NltkBleu::new(config).unwrap()
+    }
+
+    fn sentence(m: &NltkBleu, hyp: &str, refs: &[&str]) -> Result<NltkScore, PyError> {
+        let st = m.stats(hyp, refs, &mut NltkWorkspace::default());
+        m.score(&st)
+    }
+
+    fn float(s: Result<NltkScore, PyError>) -> f64 {
+        match s.unwrap().values[0] {
+            PyValue::Float(x) => x,
+            PyValue::Int(_) => panic!("int result"),
+        }
+    }
+
+    #[test]
+    fn default_is_bleu4_without_smoothing() {
+        let m = metric(NltkBleuConfig::default());
+        let refs = ["It is a guide to action that ensures that the military will forever heed Party commands",
+            "It is the guiding principle which guarantees the military forces always being under the command of the Party",
+            "It is the practical guide for the army always to heed the directions of the party"];
+        let hyp = "It is a guide to action which ensures that the military always obeys the commands of the party";
+        assert_eq!(float(sentence(&m, hyp, &refs)), 0.5045666840058485);
+    }
+
+    #[test]
+    fn early_exit_is_int_zero_and_zero_orders_are_tiny() {
+        let m = metric(NltkBleuConfig::default());
+        let s = sentence(&m, "x y", &["a b"]).unwrap();
+        assert_eq!(s.values, [PyValue::Int(0)]);
+        // Exact prefix "the cat": zero 3- and 4-gram orders (NLTK.md line format example).
+        let s = sentence(&m, "the cat", &["the cat"]).unwrap();
+        assert_eq!(s.values[0].as_f64().to_bits(), 0x200000000000003e);
+        assert_eq!(s.warnings, [3, 4]);
+    }
+
+    #[test]
+    fn statistics_sum_and_keep_the_last_sentence() {
+        let m = metric(NltkBleuConfig {
+            smoothing: Some(5),
+            ..NltkBleuConfig::default()
+        });
+        let mut ws = NltkWorkspace::default();
+        let a = m.stats("a b c d e f", &["a b c d e f"], &mut ws);
+        let b = m.stats("a b", &["a b c"], &mut ws);
+        assert_eq!(a.counts, [6, 5, 4, 3, 6, 5, 4, 3]);
+        assert_eq!(a.last.unwrap().q5, (2, 2));
+        assert_eq!(b.counts, [2, 1, 0, 0, 2, 1, 1, 1]);
+        let mut t = m.new_totals();
+        m.merge(&mut t, &a);
+        m.merge(&mut t, &b);
+        assert_eq!(t.counts, [8, 6, 4, 3, 8, 6, 5, 4]);
+        assert_eq!((t.hyp_len, t.ref_len), (8, 9));
+        assert_eq!(
+            t.last,
+            Some(Last {
+                q5: (0, 1),
+                hyp_len: 2
+            })
+        );
+    }
+
+    #[test]
+    fn errors_are_what_nltk_raises() {
+        let m = metric(NltkBleuConfig::default());
+        assert_eq!(sentence(&m, "a", &[]).unwrap_err().kind, "KeyError");
+        assert_eq!(sentence(&m, "", &[]).unwrap_err().kind, "ValueError");
+        let empty = m.score(&m.new_totals()).unwrap_err();
+        assert_eq!(empty.kind, "ZeroDivisionError");
+        let m6 = metric(NltkBleuConfig {
+            smoothing: Some(6),
+            ..NltkBleuConfig::default()
+        });
+        let e = sentence(&m6, "a b c", &["a b x"]).unwrap_err();
+        assert_eq!(e.kind, "AssertionError");
+        let m6short = metric(NltkBleuConfig {
+            smoothing: Some(6),
+            weights: vec![vec![0.5, 0.5]],
+            ..NltkBleuConfig::default()
+        });
+        assert_eq!(
+            sentence(&m6short, "a b c", &["a b c"]).unwrap_err().kind,
+            "IndexError"
+        );
+        // ...but the early exit comes first.
+        assert_eq!(
+            sentence(&m6short, "x", &["a"]).unwrap().values,
+            [PyValue::Int(0)]
+        );
+    }
+
+    #[test]
+    fn ascii_split_is_python_split() {
+        for s in [
+            "",
+            " ",
+            "a",
+            " a  b\t\x0bc\x1c\x1fd\r\n",
+            "x\x7f y\x00z",
+            "\x1d",
+        ] {
+            let (mut fast, mut slow) = (Tokens::default(), Tokens::default());
+            split_py(s, &mut fast);
+            slow.extend_split(s);
+            assert_eq!(
+                fast.iter().collect::<Vec<_>>(),
+                slow.iter().collect::<Vec<_>>(),
+                "{s:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn repr_of_strings() {
+        assert_eq!(py_repr("a"), "'a'");
+        assert_eq!(py_repr("it's"), "\"it's\"");
+        assert_eq!(py_repr("a'\"b\\\u{1}"), "'a\\'\"b\\\\\\x01'");
+    }
+}

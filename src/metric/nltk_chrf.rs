@@ -1,0 +1,474 @@
+//! `nltk-chrf`: NLTK 3.10.4 `sentence_chrf` / `corpus_chrf`, bit for bit (`NLTK.md` §10).
+//!
+//! Unlike sacreBLEU's chrF (`chrf`), NLTK's corpus chrF is a **macro average**: the mean over
+//! sentences of each sentence's average F-score over the character n-gram orders. Its statistics
+//! are therefore floats, one F-score per order and segment, and the totals keep exactly what
+//! `corpus_chrf` sums, in its order: one running Python-3.11 `sum()` per order (plain
+//! left-to-right addition, in input order — the merger adds segments in input order) and the
+//! number of sentences. Each report then divides like NLTK: `(Σ_orders T_n / K) / sentences`.
+//!
+//! The hypothesis and reference are used as the strings NLTK is given (a whitespace-joined token
+//! list gives the same result). NLTK's chrF takes one reference per sentence (Q22): a segment's
+//! first reference is used, further ones are ignored.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+
+use serde_json::{Map, Value};
+
+use super::nltk_bleu::NLTK_VERSION;
+use super::pymath::{pow2, PyError};
+use super::{write_json_f64, Metric, MetricReport};
+use crate::input::{RefCounts, Segment};
+use crate::ngram::{NgramIds, NgramIndex, ABSENT};
+use crate::tokenize::mteval::is_perl_whitespace;
+use crate::tokenize::Tokens;
+
+/// NLTK's chrF epsilon: the value of an order with no overlap or a too-short string (Q18).
+const EPS: f64 = 1e-16;
+
+/// `beta` as written: a Python `int` squares exactly, a `float` through the C `pow`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Beta {
+    Int(i64),
+    Float(f64),
+}
+
+impl Beta {
+    /// Parses `--nltk-chrf-beta`: an integer literal is a Python `int`, anything else a float.
+    pub fn parse(s: &str) -> Result<Beta, String> {
+        let s = s.trim();
+        if let Ok(i) = s.parse::<i64>() {
+            return Ok(Beta::Int(i));
+        }
+        match s.parse::<f64>() {
+            Ok(f) if f.is_finite() => Ok(Beta::Float(f)),
+            _ => Err(format!("'{s}' is not a finite number")),
+        }
+    }
+
+    /// As Python prints it (`3`, `3.0`, `0.5`), for the signature.
+    pub fn repr(&self) -> String {
+        match *self {
+            Beta::Int(i) => i.to_string(),
+            Beta::Float(f) if f == f.trunc() && f.abs() < 1e16 => format!("{f:.1}"),
+            Beta::Float(f) => format!("{f}"),
+        }
+    }
+}
+
+/// NLTK chrF settings; `Default` is NLTK's (`min_len=1, max_len=6, beta=3.0,
+/// ignore_whitespace=True`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NltkChrfConfig {
+    pub min_len: usize,
+    pub max_len: usize,
+    pub beta: Beta,
+    pub ignore_whitespace: bool,
+}
+
+impl Default for NltkChrfConfig {
+    fn default() -> Self {
+        NltkChrfConfig {
+            min_len: 1,
+            max_len: 6,
+            beta: Beta::Float(3.0),
+            ignore_whitespace: true,
+        }
+    }
+}
+
+/// The `nltk-chrf` metric.
+#[derive(Debug)]
+pub struct NltkChrf {
+    config: NltkChrfConfig,
+    /// `(factor, 1 + factor)` as doubles, or the error computing `beta ** 2` raises.
+    factor: Result<(f64, f64), PyError>,
+}
+
+/// Statistics of one segment: the F-score of every order `min_len..=max_len`, or the error NLTK
+/// raises computing them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NltkChrfStats {
+    pub fscores: Result<Vec<f64>, PyError>,
+    pub nrefs: usize,
+}
+
+/// Running corpus totals.
+#[derive(Clone, Debug)]
+pub struct NltkChrfTotals {
+    /// Per order, the running built-in `sum()` over sentences.
+    pub sums: Vec<f64>,
+    /// Number of sentences.
+    pub sentences: u64,
+    /// The first error a sentence raised (NLTK's `corpus_chrf` would raise it too).
+    pub error: Option<PyError>,
+    pub nrefs: RefCounts,
+}
+
+/// Per-worker buffers.
+#[derive(Default)]
+pub struct NltkChrfWorkspace {
+    hyp: Tokens,
+    reference: Tokens,
+    index: NgramIndex,
+    hyp_ids: NgramIds,
+    ref_ids: NgramIds,
+    count: Vec<u32>,
+}
+
+impl NltkChrf {
+    /// An NLTK chrF metric with these settings.
+    pub fn new(config: NltkChrfConfig) -> NltkChrf {
+        // `factor = beta ** 2`: exact for an int (then `1 + factor` is an int too, converted
+        // once); C `pow(beta, 2.0)` for a float, which is not always `beta * beta`.
+        let factor = match config.beta {
+            Beta::Int(b) => {
+                let f = i128::from(b) * i128::from(b);
+                Ok((f as f64, (f + 1) as f64))
+            }
+            Beta::Float(b) => pow2(b).map(|f| (f, 1.0 + f)),
+        };
+        NltkChrf { config, factor }
+    }
+
+    /// Number of orders `K` (0 when `min_len > max_len`).
+    fn orders(&self) -> usize {
+        (self.config.max_len + 1).saturating_sub(self.config.min_len)
+    }
+
+    /// Code points of `s` as one-character tokens, white space (the `regex` module's `\s`, i.e.
+    /// Unicode `White_Space`, without U+001C–U+001F: Q19) removed if `ignore_whitespace`.
+    fn chars(&self, s: &str, out: &mut Tokens) {
+        out.clear();
+        let mut buf = [0u8; 4];
+        for c in s.chars() {
+            if !(self.config.ignore_whitespace && is_perl_whitespace(c)) {
+                out.push(c.encode_utf8(&mut buf));
+            }
+        }
+    }
+
+    /// `chrf_precision_recall_fscore_support` of one order `n` from its counts.
+    fn prfs_counts(&self, tp: u64, tpfp: u64, tpfn: u64) -> Result<(f64, f64, f64), PyError> {
+        if tpfp == 0 || tpfn == 0 {
+            // NLTK catches the ZeroDivisionError of `tp / tpfp` (or `/ tpfn`).
+            return Ok((EPS, EPS, EPS));
+        }
+        let prec = tp as f64 / tpfp as f64;
+        let rec = tp as f64 / tpfn as f64;
+        let (factor, one_plus) = self.factor.clone()?;
+        let denominator = factor * prec + rec;
+        if denominator == 0.0 {
+            return Ok((EPS, EPS, EPS));
+        }
+        Ok((prec, rec, (one_plus * (prec * rec)) / denominator))
+    }
+
+    /// `chrf_precision_recall_fscore_support(reference, hypothesis, n, beta)` on already
+    /// preprocessed strings: `(precision, recall, fscore, tp)`.
+    pub fn prfs(
+        &self,
+        reference: &str,
+        hypothesis: &str,
+        n: usize,
+    ) -> Result<(f64, f64, f64, u64), PyError> {
+        let mut ws = NltkChrfWorkspace::default();
+        let all = |s: &str, out: &mut Tokens| {
+            out.clear();
+            let mut buf = [0u8; 4];
+            for c in s.chars() {
+                out.push(c.encode_utf8(&mut buf));
+            }
+        };
+        all(reference, &mut ws.reference);
+        all(hypothesis, &mut ws.hyp);
+        let (tp, tpfp, tpfn) = self.counts(&mut ws, n, n);
+        let (p, r, f) = self.prfs_counts(tp[0], tpfp[0], tpfn[0])?;
+        Ok((p, r, f, tp[0]))
+    }
+
+    /// Per order `lo..=hi`: `(tp, tpfp, tpfn)` of the character n-grams of the workspace strings.
+    fn counts(
+        &self,
+        ws: &mut NltkChrfWorkspace,
+        lo: usize,
+        hi: usize,
+    ) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+        let (lh, lr) = (ws.hyp.len(), ws.reference.len());
+        let grams = |len: usize, n: usize| -> u64 {
+            // `ngrams(s, 0)` yields len + 1 empty tuples.
+            if n == 0 {
+                len as u64 + 1
+            } else {
+                (len + 1).saturating_sub(n) as u64
+            }
+        };
+        let top = hi.min(lh).min(lr);
+        if top >= 1 {
+            ws.index.clear();
+            ws.index.index(&ws.reference, top, &mut ws.ref_ids);
+            ws.index.lookup(&ws.hyp, top, &mut ws.hyp_ids);
+            if ws.count.len() < ws.index.num_ids() {
+                ws.count.resize(ws.index.num_ids(), 0);
+            }
+        }
+        let (mut tps, mut tpfps, mut tpfns) = (Vec::new(), Vec::new(), Vec::new());
+        for n in lo..=hi {
+            let tp = if n == 0 {
+                // Every empty n-gram is the same: min(len(hyp) + 1, len(ref) + 1).
+                (lh.min(lr) + 1) as u64
+            } else if n <= top {
+                let count = &mut ws.count;
+                for &g in ws.hyp_ids.order(n) {
+                    if g != ABSENT {
+                        count[g as usize] += 1;
+                    }
+                }
+                let mut tp = 0u64;
+                for &g in ws.ref_ids.order(n) {
+                    let c = &mut count[g as usize];
+                    if *c > 0 {
+                        *c -= 1;
+                        tp += 1;
+                    }
+                }
+                for &g in ws.hyp_ids.order(n) {
+                    if g != ABSENT {
+                        count[g as usize] = 0;
+                    }
+                }
+                tp
+            } else {
+                0
+            };
+            tps.push(tp);
+            tpfps.push(grams(lh, n));
+            tpfns.push(grams(lr, n));
+        }
+        (tps, tpfps, tpfns)
+    }
+
+    /// Segment statistics: the F-score of each order `min_len..=max_len`, as `corpus_chrf`
+    /// computes them, or the error it raises.
+    pub fn fscores(
+        &self,
+        hyp: &str,
+        reference: &str,
+        ws: &mut NltkChrfWorkspace,
+    ) -> Result<Vec<f64>, PyError> {
+        let (lo, hi) = (self.config.min_len, self.config.max_len);
+        if lo > hi {
+            return Ok(Vec::new());
+        }
+        let (mut h, mut r) = (
+            std::mem::take(&mut ws.hyp),
+            std::mem::take(&mut ws.reference),
+        );
+        self.chars(hyp, &mut h);
+        self.chars(reference, &mut r);
+        ws.hyp = h;
+        ws.reference = r;
+        let (tp, tpfp, tpfn) = self.counts(ws, lo, hi);
+        let mut out = Vec::with_capacity(tp.len());
+        for ((&tp, &tpfp), &tpfn) in tp.iter().zip(&tpfp).zip(&tpfn) {
+            out.push(self.prfs_counts(tp, tpfp, tpfn)?.2);
+        }
+        Ok(out)
+    }
+
+    /// `corpus_chrf`'s final step on per-order sums: `(Σ T_n / K) / sentences`, with its
+    /// `ZeroDivisionError` when there are no orders (empty corpus, or `min_len > max_len`).
+    fn finish(&self, sums: &[f64], sentences: u64) -> Result<f64, PyError> {
+        let k = if sentences == 0 { 0 } else { self.orders() };
+        if k == 0 {
+            return Err(PyError::new("ZeroDivisionError", "division by zero"));
+        }
+        // Built-in `sum()` starting from int 0 (CPython 3.11: plain addition; `0 + x` is `x`
+        // for the positive values that occur).
+        let total = sums.iter().fold(0.0f64, |acc, &t| acc + t);
+        Ok((total / k as f64) / sentences as f64)
+    }
+
+    /// The sentence score (`sentence_chrf`): a corpus of one.
+    pub fn sentence_score(&self, stats: &NltkChrfStats) -> Result<f64, PyError> {
+        let fs = stats.fscores.as_ref().map_err(Clone::clone)?;
+        let sums: Vec<f64> = fs.iter().map(|&f| 0.0 + f).collect();
+        self.finish(&sums, 1)
+    }
+
+    fn signature(&self, nrefs: &str) -> String {
+        let c = &self.config;
+        format!(
+            "nrefs:{nrefs}|min:{}|max:{}|beta:{}|space:{}|nltk:{NLTK_VERSION}",
+            c.min_len,
+            c.max_len,
+            c.beta.repr(),
+            if c.ignore_whitespace { "no" } else { "yes" }
+        )
+    }
+}
+
+/// "NLTK raises …": what a row or report says instead of a score.
+fn raises(e: &PyError) -> String {
+    format!("NLTK raises {e}")
+}
+
+impl Metric for NltkChrf {
+    type Stats = NltkChrfStats;
+    type Totals = NltkChrfTotals;
+    type Workspace = NltkChrfWorkspace;
+
+    fn key(&self) -> &'static str {
+        "nltk-chrf"
+    }
+
+    fn segment_stats(&self, segment: &Segment<'_>, ws: &mut NltkChrfWorkspace) -> NltkChrfStats {
+        let reference = segment.refs.first().map_or("", |r| &**r);
+        NltkChrfStats {
+            fscores: self.fscores(&segment.hyp, reference, ws),
+            nrefs: segment.refs.len(),
+        }
+    }
+
+    fn write_sentence_text(
+        &self,
+        stats: &NltkChrfStats,
+        width: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), String> {
+        let score = self.sentence_score(stats).map_err(|e| raises(&e))?;
+        let _ = write!(out, "{score:.width$}");
+        Ok(())
+    }
+
+    fn write_sentence_json(&self, stats: &NltkChrfStats, out: &mut Vec<u8>) -> Result<(), String> {
+        let score = self.sentence_score(stats).map_err(|e| raises(&e))?;
+        out.extend_from_slice(b"{\"score\":");
+        write_json_f64(out, score);
+        out.extend_from_slice(b",\"fscores\":[");
+        for (i, &f) in stats
+            .fscores
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_json_f64(out, f);
+        }
+        out.extend_from_slice(b"]}");
+        Ok(())
+    }
+
+    fn new_totals(&self) -> NltkChrfTotals {
+        NltkChrfTotals {
+            sums: vec![0.0; self.orders()],
+            sentences: 0,
+            error: None,
+            nrefs: RefCounts::default(),
+        }
+    }
+
+    fn add(&self, totals: &mut NltkChrfTotals, stats: &NltkChrfStats) {
+        match &stats.fscores {
+            Ok(fs) => {
+                for (t, &f) in totals.sums.iter_mut().zip(fs) {
+                    *t += f;
+                }
+            }
+            Err(e) => {
+                if totals.error.is_none() {
+                    totals.error = Some(e.clone());
+                }
+            }
+        }
+        totals.sentences += 1;
+        totals.nrefs.add(stats.nrefs);
+    }
+
+    fn report(&self, totals: &NltkChrfTotals, width: usize) -> MetricReport {
+        let signature = self.signature(&totals.nrefs.signature_value());
+        let name = "NLTK-chrF";
+        let mut fields = Map::new();
+        let result = match &totals.error {
+            Some(e) => Err(e.clone()),
+            None => self.finish(&totals.sums, totals.sentences),
+        };
+        let mut text = format!("{name} = ");
+        let score = match result {
+            Ok(score) => {
+                let _ = write!(text, "{score:.width$}");
+                fields.insert("score".into(), Value::from(score));
+                score
+            }
+            Err(e) => {
+                let message = raises(&e);
+                let _ = write!(text, "error: {message}");
+                fields.insert("score".into(), Value::Null);
+                fields.insert("error".into(), Value::from(message));
+                f64::NAN
+            }
+        };
+        let _ = write!(text, " ({} sentences)", totals.sentences);
+        fields.insert("sums".into(), Value::from(totals.sums.clone()));
+        fields.insert("sentences".into(), Value::from(totals.sentences));
+        fields.insert("signature".into(), Value::from(signature.clone()));
+        fields.insert("text".into(), Value::from(text.clone()));
+        MetricReport {
+            key: "nltk-chrf",
+            name: name.to_owned(),
+            score,
+            text,
+            signature,
+            fields,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sentence(hyp: &str, reference: &str, config: NltkChrfConfig) -> Result<f64, PyError> {
+        let chrf = NltkChrf::new(config);
+        let mut ws = NltkChrfWorkspace::default();
+        let stats = NltkChrfStats {
+            fscores: chrf.fscores(hyp, reference, &mut ws),
+            nrefs: 1,
+        };
+        chrf.sentence_score(&stats)
+    }
+
+    #[test]
+    fn no_overlap_is_epsilon_with_rounding() {
+        // NLTK.md §10: six 1e-16 values summed, then divided by 6.
+        let got = sentence("xyz", "abc", NltkChrfConfig::default()).unwrap();
+        assert_eq!(got, 1.0000000000000001e-16);
+        assert!(sentence("abc", "abc", NltkChrfConfig::default()).unwrap() > 0.49);
+    }
+
+    #[test]
+    fn empty_order_range_raises() {
+        let config = NltkChrfConfig {
+            min_len: 3,
+            max_len: 2,
+            ..NltkChrfConfig::default()
+        };
+        assert_eq!(
+            sentence("a", "a", config).unwrap_err().kind,
+            "ZeroDivisionError"
+        );
+    }
+
+    #[test]
+    fn beta_parsing() {
+        assert_eq!(Beta::parse("3").unwrap(), Beta::Int(3));
+        assert_eq!(Beta::parse("3.0").unwrap(), Beta::Float(3.0));
+        assert_eq!(Beta::parse("3.0").unwrap().repr(), "3.0");
+        assert_eq!(Beta::parse("0.5").unwrap().repr(), "0.5");
+        assert!(Beta::parse("x").is_err() && Beta::parse("inf").is_err());
+    }
+}
