@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::{write_json_f64, Metric, MetricReport};
 use crate::input::{RefCounts, Segment};
-use crate::ngram::{NgramIds, NgramIndex, ABSENT};
+use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
 
 /// sacreBLEU version whose behaviour `bleu` reproduces (and prints in signatures).
@@ -172,12 +172,7 @@ pub struct BleuWorkspace {
     scratch: Scratch,
     hyp: Tokens,
     refs: Vec<Tokens>,
-    index: NgramIndex,
-    hyp_ids: NgramIds,
-    ref_ids: Vec<NgramIds>,
-    /// Dense count arrays indexed by n-gram id; all zero between segments.
-    count: Vec<u32>,
-    ref_max: Vec<u32>,
+    clip: ClipWorkspace,
 }
 
 impl Bleu {
@@ -204,75 +199,19 @@ impl Bleu {
         tok.tokenize(hyp, lc, &mut ws.scratch, &mut ws.hyp);
         if ws.refs.len() < refs.len() {
             ws.refs.resize_with(refs.len(), Tokens::default);
-            ws.ref_ids.resize_with(refs.len(), NgramIds::default);
         }
         for (r, out) in refs.iter().zip(&mut ws.refs) {
             tok.tokenize(r, lc, &mut ws.scratch, out);
         }
         let refs_tok = &ws.refs[..refs.len()];
-
-        // References are interned; the hypothesis is only looked up, since an n-gram no
-        // reference has can only add to the totals.
-        ws.index.clear();
-        for (r, ids) in refs_tok.iter().zip(&mut ws.ref_ids) {
-            ws.index.index(r, n, ids);
-        }
-        ws.index.lookup(&ws.hyp, n, &mut ws.hyp_ids);
-        let ids = ws.index.num_ids();
-        if ws.count.len() < ids {
-            ws.count.resize(ids, 0);
-            ws.ref_max.resize(ids, 0);
-        }
-        let (count, ref_max) = (&mut ws.count, &mut ws.ref_max);
-        let ref_ids = &ws.ref_ids[..refs.len()];
-
-        // Reference counts: the maximum count of each n-gram over the references (not the sum).
-        if let [single] = ref_ids {
-            for &g in single.all() {
-                ref_max[g as usize] += 1;
-            }
-        } else {
-            for r in ref_ids {
-                for &g in r.all() {
-                    count[g as usize] += 1;
-                }
-                for &g in r.all() {
-                    let c = std::mem::take(&mut count[g as usize]);
-                    if c > ref_max[g as usize] {
-                        ref_max[g as usize] = c;
-                    }
-                }
-            }
-        }
-
-        let mut stats = vec![0u64; 2 + 2 * n];
+        clipped_matches(&ws.hyp, refs_tok, n, &mut ws.clip);
         let hyp_len = ws.hyp.len();
-        stats[0] = hyp_len as u64;
-        stats[1] = closest_ref_len(hyp_len, refs_tok.iter().map(Tokens::len)) as u64;
-        for &g in ws.hyp_ids.all() {
-            if g != ABSENT {
-                count[g as usize] += 1;
-            }
-        }
-        for order in 1..=n {
-            let grams = ws.hyp_ids.order(order);
-            let mut matched = 0u64;
-            for &g in grams {
-                if g != ABSENT {
-                    // Each distinct n-gram is clipped once: its count is taken (zeroed) on
-                    // first sight.
-                    let c = std::mem::take(&mut count[g as usize]);
-                    matched += u64::from(c.min(ref_max[g as usize]));
-                }
-            }
-            stats[1 + order] = matched;
-            stats[1 + n + order] = grams.len() as u64;
-        }
-        for r in ref_ids {
-            for &g in r.all() {
-                ref_max[g as usize] = 0;
-            }
-        }
+        let mut stats = Vec::with_capacity(2 + 2 * n);
+        stats.push(hyp_len as u64);
+        stats.push(closest_ref_len(hyp_len, refs_tok.iter().map(Tokens::len)) as u64);
+        stats.extend_from_slice(&ws.clip.matches);
+        // A sequence of length L has max(0, L − n + 1) n-grams of order n.
+        stats.extend((1..=n).map(|order| (hyp_len + 1).saturating_sub(order) as u64));
         BleuStats {
             counts: stats,
             nrefs: refs.len(),

@@ -240,8 +240,7 @@ impl Metric for Gleu {
     }
 
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut GleuWorkspace) -> GleuStats {
-        let refs: Vec<&str> = segment.refs.iter().map(|r| &**r).collect();
-        self.stats(&segment.hyp, &refs, ws)
+        segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
     }
 
     fn write_sentence_text(

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::{write_json_f64, Metric, MetricReport};
 use crate::input::{RefCounts, Segment};
-use crate::ngram::{NgramIds, NgramIndex, ABSENT};
+use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::mteval::{MtevalScratch, MtevalTokenizer};
 use crate::tokenize::Tokens;
 
@@ -90,11 +90,7 @@ pub struct MtevalBleuWorkspace {
     scratch: MtevalScratch,
     hyp: Tokens,
     refs: Vec<Tokens>,
-    index: NgramIndex,
-    hyp_ids: NgramIds,
-    ref_ids: Vec<NgramIds>,
-    count: Vec<u32>,
-    ref_max: Vec<u32>,
+    clip: ClipWorkspace,
 }
 
 impl MtevalBleu {
@@ -109,59 +105,20 @@ impl MtevalBleu {
         tok.tokenize(hyp, &mut ws.scratch, &mut ws.hyp);
         if ws.refs.len() < refs.len() {
             ws.refs.resize_with(refs.len(), Tokens::default);
-            ws.ref_ids.resize_with(refs.len(), NgramIds::default);
         }
         for (r, out) in refs.iter().zip(&mut ws.refs) {
             tok.tokenize(r, &mut ws.scratch, out);
         }
         let refs_tok = &ws.refs[..refs.len()];
-        ws.index.clear();
-        for (r, ids) in refs_tok.iter().zip(&mut ws.ref_ids) {
-            ws.index.index(r, ORDER, ids);
-        }
-        ws.index.lookup(&ws.hyp, ORDER, &mut ws.hyp_ids);
-        let ids = ws.index.num_ids();
-        if ws.count.len() < ids {
-            ws.count.resize(ids, 0);
-            ws.ref_max.resize(ids, 0);
-        }
-        let (count, ref_max) = (&mut ws.count, &mut ws.ref_max);
-        let ref_ids = &ws.ref_ids[..refs.len()];
-        // Clipping uses the maximum count over the references (not their sum).
-        for r in ref_ids {
-            for &g in r.all() {
-                count[g as usize] += 1;
-            }
-            for &g in r.all() {
-                let c = std::mem::take(&mut count[g as usize]);
-                ref_max[g as usize] = ref_max[g as usize].max(c);
-            }
-        }
+        clipped_matches(&ws.hyp, refs_tok, ORDER, &mut ws.clip);
         let mut stats = MtevalBleuStats {
             nrefs: RefCounts::one(refs.len()),
             ..MtevalBleuStats::default()
         };
-        for &g in ws.hyp_ids.all() {
-            if g != ABSENT {
-                count[g as usize] += 1;
-            }
-        }
+        let len = ws.hyp.len();
         for n in 1..=ORDER {
-            let grams = ws.hyp_ids.order(n);
-            let mut matched = 0u64;
-            for &g in grams {
-                if g != ABSENT {
-                    let c = std::mem::take(&mut count[g as usize]);
-                    matched += u64::from(c.min(ref_max[g as usize]));
-                }
-            }
-            stats.matches[n - 1] = matched;
-            stats.totals[n - 1] = grams.len() as u64;
-        }
-        for r in ref_ids {
-            for &g in r.all() {
-                ref_max[g as usize] = 0;
-            }
+            stats.matches[n - 1] = ws.clip.matches[n - 1];
+            stats.totals[n - 1] = (len + 1).saturating_sub(n) as u64;
         }
         let hyp_len = ws.hyp.len();
         let lens = refs_tok.iter().map(Tokens::len);
@@ -268,8 +225,7 @@ impl Metric for MtevalBleu {
         segment: &Segment<'_>,
         ws: &mut MtevalBleuWorkspace,
     ) -> MtevalBleuStats {
-        let refs: Vec<&str> = segment.refs.iter().map(|r| &**r).collect();
-        self.stats(&segment.hyp, &refs, ws)
+        segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
     }
 
     fn write_sentence_text(

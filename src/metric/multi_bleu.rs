@@ -17,9 +17,9 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use super::nltk_bleu::{clipped_matches, ClipWorkspace};
 use super::{write_json_f64, Metric, MetricReport};
 use crate::input::{RefCounts, Segment};
+use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
 use crate::unicode::py_lower_into;
 

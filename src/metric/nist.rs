@@ -887,8 +887,7 @@ impl Metric for Nist {
     }
 
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut NistWorkspace) -> NistStats {
-        let refs: Vec<&str> = segment.refs.iter().map(|r| &**r).collect();
-        self.stats(&segment.hyp, &refs, ws)
+        segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
     }
 
     fn write_sentence_text(

@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 use super::pymath::{exp, fsum, parse_py_number, u64_ratio, Num, PyError};
 use super::{write_json_f64, Metric, MetricReport};
 use crate::input::{RefCounts, Segment};
-use crate::ngram::{NgramIds, NgramIndex, ABSENT};
+use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
 use crate::unicode::py_lower_into;
 
@@ -270,20 +270,6 @@ pub struct NltkWorkspace {
     hyp: Tokens,
     refs: Vec<Tokens>,
     clip: ClipWorkspace,
-}
-
-/// Buffers of [`clipped_matches`] (shared with `multi-bleu`): nothing is allocated per segment
-/// once they have grown.
-#[derive(Default)]
-pub struct ClipWorkspace {
-    index: NgramIndex,
-    hyp_ids: NgramIds,
-    ref_ids: Vec<NgramIds>,
-    /// Dense count arrays indexed by n-gram id; all zero between segments.
-    count: Vec<u32>,
-    ref_max: Vec<u32>,
-    /// The result: clipped matches of orders 1, 2, …
-    pub matches: Vec<u64>,
 }
 
 impl NltkBleu {
@@ -864,68 +850,6 @@ fn closest_ref_len(hyp_len: usize, ref_lens: impl Iterator<Item = usize>) -> usi
     ref_lens
         .min_by_key(|&r| (hyp_len.abs_diff(r), r))
         .unwrap_or(0)
-}
-
-/// Clipped matches of orders `1..=orders` (into `ws.matches`): each distinct hypothesis n-gram
-/// counts at most as often as it occurs in the reference where it occurs most (the maximum over
-/// references, not the sum: NLTK `modified_precision`, `NLTK.md` §3, and multi-bleu.perl alike).
-/// References are interned in an [`NgramIndex`]; the hypothesis is only looked up, since an
-/// n-gram no reference has cannot match.
-pub fn clipped_matches(hyp: &Tokens, refs: &[Tokens], orders: usize, ws: &mut ClipWorkspace) {
-    if ws.ref_ids.len() < refs.len() {
-        ws.ref_ids.resize_with(refs.len(), NgramIds::default);
-    }
-    ws.index.clear();
-    for (r, ids) in refs.iter().zip(&mut ws.ref_ids) {
-        ws.index.index(r, orders, ids);
-    }
-    ws.index.lookup(hyp, orders, &mut ws.hyp_ids);
-    let ids = ws.index.num_ids();
-    if ws.count.len() < ids {
-        ws.count.resize(ids, 0);
-        ws.ref_max.resize(ids, 0);
-    }
-    let (count, ref_max) = (&mut ws.count, &mut ws.ref_max);
-    let ref_ids = &ws.ref_ids[..refs.len()];
-    if let [single] = ref_ids {
-        for &g in single.all() {
-            ref_max[g as usize] += 1;
-        }
-    } else {
-        for r in ref_ids {
-            for &g in r.all() {
-                count[g as usize] += 1;
-            }
-            for &g in r.all() {
-                let c = std::mem::take(&mut count[g as usize]);
-                if c > ref_max[g as usize] {
-                    ref_max[g as usize] = c;
-                }
-            }
-        }
-    }
-    for &g in ws.hyp_ids.all() {
-        if g != ABSENT {
-            count[g as usize] += 1;
-        }
-    }
-    ws.matches.clear();
-    for order in 1..=orders {
-        let mut matched = 0u64;
-        for &g in ws.hyp_ids.order(order) {
-            if g != ABSENT {
-                // A distinct n-gram is clipped once: its count is taken (zeroed) on first sight.
-                let c = std::mem::take(&mut count[g as usize]);
-                matched += u64::from(c.min(ref_max[g as usize]));
-            }
-        }
-        ws.matches.push(matched);
-    }
-    for r in ref_ids {
-        for &g in r.all() {
-            ref_max[g as usize] = 0;
-        }
-    }
 }
 
 /// Python's `repr()` of a string, for error messages (`KeyError(('tok',))`).
