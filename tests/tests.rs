@@ -4,6 +4,9 @@ mod cli;
 mod live;
 mod soak;
 
+mod differential;
+mod properties;
+
 mod conformance_chrf;
 mod conformance_mteval;
 mod conformance_multibleu;

@@ -175,8 +175,14 @@ pub fn frame<'a>(
 /// TAB makes a TSV segment: `hyp<TAB>ref` with both empty is a valid line.)
 fn is_blank(line: &[u8]) -> bool {
     let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
-    line.iter()
-        .all(|&b| b != b'\t' && (b.is_ascii_whitespace() || b == 0x0b))
+    line.iter().all(|&b| b != b'\t' && is_space(b))
+}
+
+/// ASCII white space as Python's `str.isspace` sees it (Rust's `is_ascii_whitespace` leaves out
+/// the vertical tab). Framing and format detection use this one definition, so a line that is
+/// blank for one is blank for the other.
+pub(crate) fn is_space(b: u8) -> bool {
+    b.is_ascii_whitespace() || b == 0x0b
 }
 
 /// Decodes UTF-8 under the policy; the error names the byte offset of the first bad sequence.

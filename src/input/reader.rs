@@ -471,7 +471,7 @@ impl Batcher {
         if self.framing.is_none() {
             // A UTF-8 byte order mark does not hide JSON.
             let body = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
-            if let Some(&first) = body.iter().find(|b| !b.is_ascii_whitespace()) {
+            if let Some(&first) = body.iter().find(|&&b| !super::is_space(b)) {
                 self.framing = Some(if first == b'{' {
                     Framing::Jsonl {
                         refs: refs.exactly(),

@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""Reference side of the differential test (tests/differential.rs).
+
+Generates random cases from a seed and scores them with the real tools — sacreBLEU 2.6.0 (BLEU,
+chrF, chrF++) and NLTK 3.10.4 (BLEU) — and prints one JSON object per case on stdout:
+
+    {"id": "...", "args": [bleu-stream options], "segments": [{"hyp": s, "refs": [s|null, ...]}],
+     "sentence": [{metric key: {field: value}}, ...], "corpus": {metric key: {field: value}}}
+
+Field names are bleu-stream's JSONL names, so the Rust side compares field by field, bit for bit
+(Python's json writes floats as repr(), which round-trips exactly). A non-finite float is written
+as the string "nan"/"inf"/"-inf"; a tool that raises gives {"error": "<exception type>"}.
+
+(pip install sacrebleu==2.6.0 nltk==3.10.4 regex==2026.11.15)
+
+usage: driver.py --seed N --cases N [--nltk] [--budget SECONDS]
+       driver.py --check     (exit 0 iff the pinned versions are importable)
+"""
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+import warnings
+
+SACREBLEU_VERSION = "2.6.0"
+NLTK_VERSION = "3.10.4"
+# sacreBLEU's intl tokenizer takes its Unicode classes from the `regex` module, whose Unicode
+# data changes between releases: this is the version the conformance vectors (and bleu-stream's
+# tables) were made with. An older one splits newly assigned symbols differently.
+REGEX_VERSION = "2026.11.15"
+
+
+def check():
+    try:
+        import nltk
+        import regex
+        import sacrebleu
+    except ImportError as e:
+        print(f"missing Python package: {e.name}", file=sys.stderr)
+        return 1
+    found = (sacrebleu.__version__, nltk.__version__, regex.__version__)
+    if found != (SACREBLEU_VERSION, NLTK_VERSION, REGEX_VERSION):
+        print(
+            f"need sacrebleu {SACREBLEU_VERSION}, nltk {NLTK_VERSION} and regex {REGEX_VERSION}, "
+            f"found {', '.join(found)}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# Random text
+# --------------------------------------------------------------------------------------------
+
+WORDS = ["the", "cat", "sat", "on", "a", "mat", "dog", "barked", "It", "is", "was", "not",
+         "Hello", "world", "don't", "it's", "state-of-the-art", "U.S.", "e.g.", "Mr.", "New",
+         "York", "THE", "Cat", "über", "Straße", "naïve", "café", "İstanbul", "ΣΟΦΙΑ", "σοφία",
+         "Москва", "привет", "مرحبا", "שלום", "नमस्ते", "ไทย"]
+PUNCT = [".", ",", "!", "?", ";", ":", "-", "--", "—", "–", "(", ")", "[", "]", "\"", "'",
+         "“", "”", "‘", "’", "«", "»", "…", "/", "\\", "%", "$", "€", "£", "@", "#", "&", "*",
+         "+", "=", "<", ">", "|", "~", "^", "_", "`", "¿", "¡", "§", "°", "·", "•"]
+NUMBERS = ["1", "42", "2019", "3.14", "1,000", "1,000.5", "10 000", "1.000,5", "5-6", "10%",
+           "$5", "½", "²", "٣", "١٢٣", "1e6", "0.5", "-7", "+3", "12:30", "2019-05-01"]
+ENTITIES = ["&amp;", "&quot;", "&lt;", "&gt;", "&apos;", "&#39;", "&amp;lt;", "&amp;quot;",
+            "&nbsp;", "<skipped>", "&QUOT;", "&AMP;"]
+CJK = ["中", "文", "字", "符", "日本", "語", "東京", "漢字", "한국어", "서울", "ひらがな", "カタカナ",
+       "、", "。", "「", "」", "（", "）", "！", "？", "．", "，", "〜", "㈱", "①", "ｱ", "ＡＢＣ", "１２３"]
+COMBINING = ["e\u0301", "a\u0308", "n\u0303", "o\u0302\u0323", "\u0301", "i\u0307", "ﬁ", "ß",
+             "Ǆ", "ǅ", "ᾼ", "\u0345"]
+EMOJI = ["🙂", "👍", "👍🏽", "👩\u200d👩\u200d👧", "🇩🇪", "❤️", "🎉", "\u200b", "\u2060", "\ufeff",
+         "\u00ad"]
+SPACES = [" ", " ", " ", "  ", "\u00a0", "\u2009", "\u3000", "\t", "\u2028", "\x1c", "\x1f",
+          "\x85", "\x0b", "\x0c", "\r"]
+POOLS = [(WORDS, 10), (PUNCT, 4), (NUMBERS, 3), (ENTITIES, 1), (CJK, 3), (COMBINING, 1),
+         (EMOJI, 1)]
+
+
+def random_char(rng):
+    """Any code point (no surrogates, no newline: JSON carries it but keep lines readable)."""
+    while True:
+        cp = rng.choice([rng.randrange(0x20, 0x80), rng.randrange(0xA0, 0x3000),
+                         rng.randrange(0x3000, 0xFFFF), rng.randrange(0x10000, 0x1FAFF)])
+        if not 0xD800 <= cp < 0xE000:
+            return chr(cp)
+
+
+def token(rng):
+    if rng.random() < 0.05:
+        return "".join(random_char(rng) for _ in range(rng.randint(1, 4)))
+    pool = rng.choices([p for p, _ in POOLS], weights=[w for _, w in POOLS])[0]
+    t = rng.choice(pool)
+    if pool is WORDS and rng.random() < 0.25:
+        t += rng.choice(PUNCT)  # glued punctuation
+    return t
+
+
+def sentence(rng, vocab):
+    r = rng.random()
+    if r < 0.06:
+        return ""
+    if r < 0.09:
+        return rng.choice(SPACES) * rng.randint(1, 3)
+    n = rng.randint(1, 25)
+    out = []
+    for i in range(n):
+        out.append(rng.choice(vocab) if vocab and rng.random() < 0.5 else token(rng))
+        out.append(rng.choice(SPACES) if rng.random() < 0.1 else " ")
+    if rng.random() < 0.7:
+        out.pop()  # no trailing space, mostly
+    return "".join(out)
+
+
+def case_segments(rng):
+    nrefs = rng.choice([1, 1, 1, 2, 2, 3, 4])
+    nulls = nrefs > 1 and rng.random() < 0.2
+    segs = []
+    for _ in range(rng.randint(1, 20)):
+        # Shared vocabulary, so that hypotheses and references overlap (higher orders match).
+        vocab = [token(rng) for _ in range(rng.randint(2, 12))]
+        hyp = sentence(rng, vocab)
+        refs = [sentence(rng, vocab) for _ in range(nrefs)]
+        if rng.random() < 0.15:
+            refs[0] = hyp  # an exact match now and then
+        if nulls:
+            for i in range(nrefs):
+                if rng.random() < 0.3:
+                    refs[i] = None
+            if all(r is None for r in refs):
+                refs[rng.randrange(nrefs)] = sentence(rng, vocab)
+        segs.append({"hyp": hyp, "refs": refs})
+    return segs
+
+
+# --------------------------------------------------------------------------------------------
+# Reference scores
+# --------------------------------------------------------------------------------------------
+
+def num(x):
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+def bleu_fields(s):
+    return {
+        "score": num(s.score),
+        "counts": [num(c) for c in s.counts],
+        "totals": [num(t) for t in s.totals],
+        "precisions": [num(p) for p in s.precisions],
+        "bp": num(s.bp),
+        "sys_len": s.sys_len,
+        "ref_len": s.ref_len,
+    }
+
+
+def guarded(f):
+    try:
+        return f()
+    except Exception as e:  # the reference tool raising is a result too
+        return {"error": type(e).__name__}
+
+
+def sacrebleu_case(rng, cid):
+    from sacrebleu.metrics import BLEU, CHRF
+
+    segs = case_segments(rng)
+    tok = rng.choice(["13a", "13a", "intl", "zh", "char", "none"])
+    lc = rng.random() < 0.3
+    smooth = rng.choice(["exp", "exp", "floor", "add-k", "none"])
+    smooth_value = None
+    if smooth in ("floor", "add-k") and rng.random() < 0.5:
+        smooth_value = rng.choice([0.01, 0.1, 0.5, 1.0, 2.0])
+    order = rng.choice([4, 4, 4, 1, 2, 3, 5, 6])
+    char_order = rng.choice([6, 6, 6, 1, 2, 3, 4, 5, 7])
+    word_order = rng.choice([0, 0, 2, 1])
+    beta = rng.choice([2, 2, 1, 3, 0])
+    whitespace = rng.random() < 0.2
+    eps = rng.random() < 0.2
+
+    args = ["-m", "bleu,chrf", "--tokenize", tok, "-s", smooth, "--max-ngram-order", str(order),
+            "--chrf-char-order", str(char_order), "--chrf-word-order", str(word_order),
+            "--chrf-beta", str(beta)]
+    if smooth_value is not None:
+        args += ["--smooth-value", repr(smooth_value)]
+    if lc:
+        args.append("-l")
+    if whitespace:
+        args.append("--chrf-whitespace")
+    if eps:
+        args.append("--chrf-eps-smoothing")
+
+    bleu_kw = dict(tokenize=tok, lowercase=lc, smooth_method=smooth, smooth_value=smooth_value,
+                   max_ngram_order=order)
+    chrf_kw = dict(char_order=char_order, word_order=word_order, beta=beta, lowercase=lc,
+                   whitespace=whitespace, eps_smoothing=eps)
+    # bleu-stream scores lines as the sacreBLEU *command line* reads them: rstrip()ped (the API
+    # does not strip; only chrF with whitespace kept can tell). So the reference gets them so.
+    segs_ref = [{"hyp": s["hyp"].rstrip(),
+                 "refs": [None if r is None else r.rstrip() for r in s["refs"]]} for s in segs]
+    sent_bleu = BLEU(effective_order=True, **bleu_kw)
+    sent_chrf = CHRF(**chrf_kw)
+    sentence_rows = []
+    for s in segs_ref:
+        refs = [r for r in s["refs"] if r is not None]
+        sentence_rows.append({
+            "bleu": guarded(lambda: bleu_fields(sent_bleu.sentence_score(s["hyp"], refs))),
+            "chrf": guarded(lambda: {"score": num(sent_chrf.sentence_score(s["hyp"], refs).score)}),
+        })
+    hyps = [s["hyp"] for s in segs_ref]
+    streams = [[s["refs"][i] for s in segs_ref] for i in range(len(segs_ref[0]["refs"]))]
+    bleu = BLEU(effective_order=False, **bleu_kw)
+    chrf = CHRF(**chrf_kw)
+
+    def corpus_bleu():
+        out = bleu_fields(bleu.corpus_score(hyps, streams))
+        out["signature"] = bleu.get_signature().format()
+        return out
+
+    def corpus_chrf():
+        score = chrf.corpus_score(hyps, streams)
+        return {"score": num(score.score), "signature": chrf.get_signature().format()}
+
+    return {"id": cid, "args": args, "segments": segs, "sentence": sentence_rows,
+            "corpus": {"bleu": guarded(corpus_bleu), "chrf": guarded(corpus_chrf)}}
+
+
+def nltk_case(rng, cid):
+    from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu, sentence_bleu
+
+    segs = case_segments(rng)
+    weights = rng.choice([None, None, "0.5,0.5", "1", "0.3333333333333333,0.3333333333333333,"
+                          "0.3333333333333333", "0.1,0.2,0.3,0.4", "0.25,0.25,0.25,0.25,0.25"])
+    method = rng.choice([None, 0, 1, 2, 3, 4, 5, 6, 7])
+    reweigh = rng.random() < 0.2
+    args = ["-m", "nltk-bleu"]
+    w = (0.25, 0.25, 0.25, 0.25)
+    if weights is not None:
+        args += ["--weights", weights]
+        w = tuple(float(x) for x in weights.split(","))
+    fn = None
+    if method is not None:
+        args += ["--nltk-smoothing", str(method)]
+        fn = getattr(SmoothingFunction(), f"method{method}")
+    if reweigh:
+        args.append("--auto-reweigh")
+
+    def refs_of(s):
+        return [r.split() for r in s["refs"] if r is not None]
+
+    def fields(x):
+        return {"score": num(x)}
+
+    sentence_rows = []
+    for s in segs:
+        sentence_rows.append({"nltk-bleu": guarded(lambda: fields(sentence_bleu(
+            refs_of(s), s["hyp"].split(), w, smoothing_function=fn, auto_reweigh=reweigh)))})
+    corpus = guarded(lambda: fields(corpus_bleu(
+        [refs_of(s) for s in segs], [s["hyp"].split() for s in segs], w,
+        smoothing_function=fn, auto_reweigh=reweigh)))
+    return {"id": cid, "args": args, "segments": segs, "sentence": sentence_rows,
+            "corpus": {"nltk-bleu": corpus}}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cases", type=int, default=200)
+    ap.add_argument("--nltk", action="store_true")
+    ap.add_argument("--budget", type=float, default=60.0, help="stop generating after this")
+    a = ap.parse_args()
+    if a.check:
+        return check()
+    warnings.simplefilter("ignore")
+    rng = random.Random(a.seed)
+    start = time.monotonic()
+    for i in range(a.cases):
+        if time.monotonic() - start > a.budget:
+            break
+        kind = "nltk" if a.nltk and i % 3 == 2 else "sacrebleu"
+        case = (nltk_case if kind == "nltk" else sacrebleu_case)(rng, f"{kind}-{a.seed}-{i}")
+        sys.stdout.write(json.dumps(case, ensure_ascii=False, allow_nan=False) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
