@@ -204,7 +204,6 @@ struct Merger<'a> {
     metrics: &'a [Box<dyn DynMetric>],
     settings: &'a Settings,
     totals: Vec<Box<dyn Any + Send>>,
-    lines: u64,
     segments: u64,
     bad_lines: u64,
     input_error: Option<String>,
@@ -218,7 +217,6 @@ impl<'a> Merger<'a> {
             metrics,
             settings,
             totals: metrics.iter().map(|m| m.new_totals()).collect(),
-            lines: 0,
             segments: 0,
             bad_lines: 0,
             input_error: None,
@@ -357,9 +355,9 @@ impl<'a> Merger<'a> {
             if write_rows {
                 sink.out.write_all(row)?;
             }
-            self.lines += 1;
             if let Some(every) = self.settings.every {
-                if self.lines % every == 0 {
+                // Every input line so far is either a scored segment or a bad line.
+                if (self.segments + self.bad_lines) % every == 0 {
                     self.running_report(sink, None)?;
                 }
             }
