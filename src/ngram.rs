@@ -241,6 +241,32 @@ pub fn clipped_matches(hyp: &Tokens, refs: &[Tokens], orders: usize, ws: &mut Cl
     }
 }
 
+/// Size of the multiset intersection of two id sequences: Σ_g min(count in `hyp`, count in
+/// `reference`). [`ABSENT`] hypothesis ids (never interned, so in no reference) are skipped.
+/// `count` is scratch indexed by id, all zero before and after.
+pub fn overlap(hyp: &[u32], reference: &[u32], count: &mut [u32]) -> u64 {
+    for &g in hyp {
+        if g != ABSENT {
+            count[g as usize] += 1;
+        }
+    }
+    // Each reference occurrence takes one hypothesis occurrence while any is left.
+    let mut matched = 0u64;
+    for &g in reference {
+        let c = &mut count[g as usize];
+        if *c > 0 {
+            *c -= 1;
+            matched += 1;
+        }
+    }
+    for &g in hyp {
+        if g != ABSENT {
+            count[g as usize] = 0;
+        }
+    }
+    matched
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,6 +308,14 @@ mod tests {
         assert!(ids.order(2).is_empty() && ids.order(4).is_empty());
         index.index(&tokens(""), 4, &mut ids);
         assert!(ids.all().is_empty());
+    }
+
+    #[test]
+    fn overlap_is_the_multiset_intersection() {
+        let mut count = vec![0u32; 4];
+        assert_eq!(overlap(&[0, 0, 1, ABSENT], &[0, 1, 1, 2], &mut count), 2);
+        assert_eq!(overlap(&[0, 0], &[0, 0, 0], &mut count), 2);
+        assert_eq!(count, [0, 0, 0, 0]);
     }
 
     #[test]

@@ -407,16 +407,7 @@ impl Metric for Bleu {
         fields.insert("ratio".into(), Value::from(s.ratio()));
         fields.insert("sys_len".into(), Value::from(s.sys_len));
         fields.insert("ref_len".into(), Value::from(s.ref_len));
-        fields.insert("signature".into(), Value::from(signature.clone()));
-        fields.insert("text".into(), Value::from(text.clone()));
-        MetricReport {
-            key: "bleu",
-            name: "BLEU".to_owned(),
-            score: s.score,
-            text,
-            signature,
-            fields,
-        }
+        MetricReport::new("bleu", "BLEU".to_owned(), s.score, text, signature, fields)
     }
 }
 

@@ -353,16 +353,7 @@ impl Metric for Chrf {
         fields.insert("name".into(), Value::from(name.clone()));
         fields.insert("score".into(), Value::from(score));
         fields.insert("stats".into(), Value::from(totals.counts.clone()));
-        fields.insert("signature".into(), Value::from(signature.clone()));
-        fields.insert("text".into(), Value::from(text.clone()));
-        MetricReport {
-            key: "chrf",
-            name,
-            score,
-            text,
-            signature,
-            fields,
-        }
+        MetricReport::new("chrf", name, score, text, signature, fields)
     }
 }
 

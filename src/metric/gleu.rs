@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use super::nltk_bleu::NLTK_VERSION;
 use super::{write_json_f64, Metric, MetricReport};
 use crate::input::{RefCounts, Segment};
-use crate::ngram::{NgramIds, NgramIndex, ABSENT};
+use crate::ngram::{overlap, NgramIds, NgramIndex};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
 use crate::unicode::py_lower_into;
 
@@ -151,25 +151,7 @@ impl Gleu {
         }
         let count = &mut ws.hyp_count;
         for n in min_len.max(1)..=top {
-            for &g in ws.hyp_ids.order(n) {
-                if g != ABSENT {
-                    count[g as usize] += 1;
-                }
-            }
-            // Each reference occurrence takes one hypothesis occurrence while any is left:
-            // Σ_g min(R[g], H[g]).
-            for &g in ws.ref_ids.order(n) {
-                let c = &mut count[g as usize];
-                if *c > 0 {
-                    *c -= 1;
-                    tp += 1;
-                }
-            }
-            for &g in ws.hyp_ids.order(n) {
-                if g != ABSENT {
-                    count[g as usize] = 0;
-                }
-            }
+            tp += overlap(ws.hyp_ids.order(n), ws.ref_ids.order(n), count);
         }
         tp
     }
@@ -291,16 +273,7 @@ impl Metric for Gleu {
         fields.insert("score".into(), Value::from(score));
         fields.insert("matches".into(), Value::from(totals.matches));
         fields.insert("total".into(), Value::from(totals.total));
-        fields.insert("signature".into(), Value::from(signature.clone()));
-        fields.insert("text".into(), Value::from(text.clone()));
-        MetricReport {
-            key: "gleu",
-            name: "GLEU".to_owned(),
-            score,
-            text,
-            signature,
-            fields,
-        }
+        MetricReport::new("gleu", "GLEU".to_owned(), score, text, signature, fields)
     }
 }
 

@@ -79,6 +79,29 @@ pub struct MetricReport {
     pub fields: Map<String, Value>,
 }
 
+impl MetricReport {
+    /// A report whose JSON `fields` end with `signature` and `text` (every metric's layout).
+    pub fn new(
+        key: &'static str,
+        name: String,
+        score: f64,
+        text: String,
+        signature: String,
+        mut fields: Map<String, Value>,
+    ) -> MetricReport {
+        fields.insert("signature".into(), Value::from(signature.clone()));
+        fields.insert("text".into(), Value::from(text.clone()));
+        MetricReport {
+            key,
+            name,
+            score,
+            text,
+            signature,
+            fields,
+        }
+    }
+}
+
 /// What the pipeline needs of a metric, with the types erased.
 ///
 /// Batches carry one `Box<dyn Any>` per metric holding a `Vec<Stats>`, so the type erasure costs

@@ -310,16 +310,14 @@ impl Metric for MtevalBleu {
         fields.insert("totals".into(), Value::from(totals.totals.to_vec()));
         fields.insert("hyp_len".into(), Value::from(hyp_len));
         fields.insert("ref_len".into(), Value::from(totals.ref_len));
-        fields.insert("signature".into(), Value::from(signature.clone()));
-        fields.insert("text".into(), Value::from(text.clone()));
-        MetricReport {
-            key: "mteval-bleu",
-            name: name.to_owned(),
+        MetricReport::new(
+            "mteval-bleu",
+            name.to_owned(),
             score,
             text,
             signature,
             fields,
-        }
+        )
     }
 }
 

@@ -453,16 +453,14 @@ impl Metric for MultiBleu {
         fields.insert("totals".into(), Value::from(totals.total.to_vec()));
         fields.insert("hyp_len".into(), Value::from(totals.hyp_len));
         fields.insert("ref_len".into(), Value::from(totals.ref_len));
-        fields.insert("signature".into(), Value::from(signature.clone()));
-        fields.insert("text".into(), Value::from(text.clone()));
-        MetricReport {
-            key: "multi-bleu",
-            name: "multi-BLEU".to_owned(),
-            score: score.score(),
+        MetricReport::new(
+            "multi-bleu",
+            "multi-BLEU".to_owned(),
+            score.score(),
             text,
             signature,
             fields,
-        }
+        )
     }
 }
 

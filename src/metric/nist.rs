@@ -1052,16 +1052,7 @@ impl Metric for Nist {
         };
         fields.insert("ngrams".into(), Value::from(t.table.len()));
         fields.insert("matched_ngrams".into(), Value::from(t.matched_ids.len()));
-        fields.insert("signature".into(), Value::from(signature.clone()));
-        fields.insert("text".into(), Value::from(text.clone()));
-        MetricReport {
-            key: "nist",
-            name: name.to_owned(),
-            score,
-            text,
-            signature,
-            fields,
-        }
+        MetricReport::new("nist", name.to_owned(), score, text, signature, fields)
     }
 }
 

@@ -1021,16 +1021,7 @@ impl Metric for NltkBleu {
         fields.insert("totals".into(), Value::from(dens.to_vec()));
         fields.insert("hyp_len".into(), Value::from(totals.hyp_len));
         fields.insert("ref_len".into(), Value::from(totals.ref_len));
-        fields.insert("signature".into(), Value::from(signature.clone()));
-        fields.insert("text".into(), Value::from(text.clone()));
-        MetricReport {
-            key: "nltk-bleu",
-            name: name.to_owned(),
-            score,
-            text,
-            signature,
-            fields,
-        }
+        MetricReport::new("nltk-bleu", name.to_owned(), score, text, signature, fields)
     }
 }
 

@@ -20,7 +20,7 @@ use super::nltk_bleu::NLTK_VERSION;
 use super::pymath::{pow2, PyError};
 use super::{write_json_f64, Metric, MetricReport};
 use crate::input::{RefCounts, Segment};
-use crate::ngram::{NgramIds, NgramIndex, ABSENT};
+use crate::ngram::{overlap, NgramIds, NgramIndex};
 use crate::tokenize::mteval::is_perl_whitespace;
 use crate::tokenize::Tokens;
 
@@ -219,26 +219,7 @@ impl NltkChrf {
                 // Every empty n-gram is the same: min(len(hyp) + 1, len(ref) + 1).
                 (lh.min(lr) + 1) as u64
             } else if n <= top {
-                let count = &mut ws.count;
-                for &g in ws.hyp_ids.order(n) {
-                    if g != ABSENT {
-                        count[g as usize] += 1;
-                    }
-                }
-                let mut tp = 0u64;
-                for &g in ws.ref_ids.order(n) {
-                    let c = &mut count[g as usize];
-                    if *c > 0 {
-                        *c -= 1;
-                        tp += 1;
-                    }
-                }
-                for &g in ws.hyp_ids.order(n) {
-                    if g != ABSENT {
-                        count[g as usize] = 0;
-                    }
-                }
-                tp
+                overlap(ws.hyp_ids.order(n), ws.ref_ids.order(n), &mut ws.count)
             } else {
                 0
             };
@@ -415,16 +396,7 @@ impl Metric for NltkChrf {
         let _ = write!(text, " ({} sentences)", totals.sentences);
         fields.insert("sums".into(), Value::from(totals.sums.clone()));
         fields.insert("sentences".into(), Value::from(totals.sentences));
-        fields.insert("signature".into(), Value::from(signature.clone()));
-        fields.insert("text".into(), Value::from(text.clone()));
-        MetricReport {
-            key: "nltk-chrf",
-            name: name.to_owned(),
-            score,
-            text,
-            signature,
-            fields,
-        }
+        MetricReport::new("nltk-chrf", name.to_owned(), score, text, signature, fields)
     }
 }
 
