@@ -31,6 +31,15 @@ pub fn frame(line: &[u8], nrefs: Option<usize>, utf8: Utf8Policy) -> Result<Segm
     if line.iter().all(u8::is_ascii_whitespace) {
         return Err("empty line".to_owned());
     }
+    // serde's derived `Deserialize` also accepts a struct written as a JSON array
+    // (`["hyp", ["ref"]]` would silently become hyp + refs by field position); a record is an
+    // object, so anything else is refused before it reaches serde (found by fuzzing, the `frame`
+    // target).
+    let json_ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    match line.iter().find(|b| !json_ws(b)) {
+        Some(b'{') | None => {}
+        Some(&b) => return Err(format!("not a JSON object: {}", json_kind(b))),
+    }
     match super::decode(line, utf8)? {
         Cow::Borrowed(text) => {
             let record: Record<'_> = serde_json::from_str(text).map_err(|e| message(&e))?;
@@ -41,6 +50,18 @@ pub fn frame(line: &[u8], nrefs: Option<usize>, utf8: Utf8Policy) -> Result<Segm
             let record: Record<'_> = serde_json::from_str(&repaired).map_err(|e| message(&e))?;
             segment(record, nrefs).map(into_owned)
         }
+    }
+}
+
+/// What a JSON text starting with `first` is, for the diagnostic of a line that is not an object.
+fn json_kind(first: u8) -> &'static str {
+    match first {
+        b'[' => "an array (a record is {\"hyp\": ..., \"refs\": [...]})",
+        b'"' => "a string",
+        b'-' | b'0'..=b'9' => "a number",
+        b't' | b'f' => "a boolean",
+        b'n' => "null",
+        _ => "invalid JSON",
     }
 }
 
@@ -145,6 +166,20 @@ mod tests {
         let err = frame(two, Some(1), Utf8Policy::Error).unwrap_err();
         assert_eq!(err, "2 references where --refs 1 expects 1");
         assert!(frame(two, Some(2), Utf8Policy::Error).is_ok());
+    }
+
+    /// Regression (fuzz `frame`): serde maps a JSON array onto the record's fields by position.
+    #[test]
+    fn arrays_and_scalars_are_not_records() {
+        let e = |s: &[u8]| frame(s, None, Utf8Policy::Lossy).unwrap_err();
+        assert!(e(br#"["b",["a"]]  "#).starts_with("not a JSON object: an array"));
+        assert!(e(br#" ["b","a"]"#).starts_with("not a JSON object: an array"));
+        assert_eq!(e(br#""hyp""#), "not a JSON object: a string");
+        assert_eq!(e(b"12"), "not a JSON object: a number");
+        assert_eq!(e(b"true"), "not a JSON object: a boolean");
+        assert_eq!(e(b"null"), "not a JSON object: null");
+        assert_eq!(e(b"hyp"), "not a JSON object: invalid JSON");
+        assert!(frame(b"\t{\"hyp\":\"h\",\"ref\":\"r\"}", None, Utf8Policy::Error).is_ok());
     }
 
     #[test]
