@@ -28,7 +28,11 @@ pub mod status {
 
 /// Runs the command line and returns the exit status.
 pub fn main() -> ExitCode {
-    let args = match Args::try_parse() {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv.get(1).is_some_and(|a| a == "merge") {
+        return crate::command::merge::main(argv);
+    }
+    let args = match Args::try_parse_from(argv) {
         Ok(args) => args,
         Err(e) if e.use_stderr() => {
             // Usage errors carry the tool's prefix like every other error: `bleu-stream: error:`.
@@ -64,6 +68,12 @@ pub fn run(config: Config) -> u8 {
             return status::USAGE;
         }
     };
+    if config.emit_stats {
+        if let Some(why) = metrics.iter().find_map(|m| m.merge_refusal()) {
+            diagnostic(&format!("error: --emit stats: {why}"));
+            return status::USAGE;
+        }
+    }
     let plan = match open(&config) {
         Ok(plan) => plan,
         Err(message) => {
@@ -117,6 +127,10 @@ pub fn run(config: Config) -> u8 {
         return status::IO;
     }
     if outcome.failed_on_bad_line {
+        return status::USAGE;
+    }
+    if let Some(message) = &outcome.stats_error {
+        diagnostic(&format!("error: {message}"));
         return status::USAGE;
     }
     if let (Some(threshold), Some(first)) = (config.fail_under, outcome.report.metrics.first()) {

@@ -337,6 +337,12 @@ pub struct Args {
           help_heading = "Live monitoring")]
     pub interval: Option<Duration>,
 
+    /// Write the summed statistics of everything read, one JSON document on stdout, instead of
+    /// rows and scores, for `bleu-stream merge` to sum with other shards'.
+    #[arg(long, value_name = "WHAT", value_parser = ["stats"], help_heading = "Scaling out",
+          conflicts_with_all = ["score_only", "corpus_only", "fail_under"])]
+    pub emit: Option<String>,
+
     /// Write rows (and JSONL records) to FILE instead of stdout, appending; SIGHUP reopens it.
     #[arg(short, long, value_name = "FILE", help_heading = "Live monitoring")]
     pub output: Option<PathBuf>,
@@ -464,9 +470,108 @@ pub struct Config {
     pub output: Option<PathBuf>,
     pub report_file: Option<PathBuf>,
     pub prometheus: Option<PathBuf>,
+    /// `--emit stats`.
+    pub emit_stats: bool,
+    /// Per metric (in `metric_names` order), its settings as canonical command-line options:
+    /// what a stats document records, so that `merge` can compare shards and rebuild the metric.
+    pub metric_args: Vec<Vec<String>>,
 }
 
 impl Args {
+    /// The options that shape metric `key`'s statistics and scores, every one explicit (defaults
+    /// included) in `--name=value` form: equal lists mean equal settings, and parsing the list
+    /// gives the metric back (`merge`). Unknown metrics get an empty list (`build` rejects them).
+    pub fn metric_args(&self, key: &str) -> Vec<String> {
+        let mut a = Vec::new();
+        let mut opt =
+            |name: &str, value: &dyn std::fmt::Display| a.push(format!("--{name}={value}"));
+        let mut flags = Vec::new();
+        match key {
+            "bleu" => {
+                // Only when given: without it nltk-bleu and gleu split on white space alone,
+                // so an explicit 13a would change them when `merge` rebuilds the metrics.
+                if let Some(t) = &self.tokenize {
+                    opt("tokenize", t);
+                }
+                opt("smooth-method", &self.smooth_method);
+                if let Some(v) = self.smooth_value {
+                    opt("smooth-value", &v);
+                }
+                opt("max-ngram-order", &self.max_ngram_order);
+                let eff = self
+                    .effective_order
+                    .to_possible_value()
+                    .expect("not skipped");
+                opt("effective-order", &eff.get_name());
+                flags.push(("lowercase", self.lowercase));
+            }
+            "chrf" => {
+                opt("chrf-char-order", &self.chrf_char_order);
+                opt("chrf-word-order", &self.chrf_word_order);
+                opt("chrf-beta", &self.chrf_beta);
+                flags.push(("lowercase", self.lowercase));
+                flags.push(("chrf-whitespace", self.chrf_whitespace));
+                flags.push(("chrf-eps-smoothing", self.chrf_eps_smoothing));
+            }
+            "nltk-bleu" => {
+                if let Some(t) = &self.tokenize {
+                    opt("tokenize", t);
+                }
+                for w in &self.weights {
+                    opt("weights", w);
+                }
+                if let Some(m) = self.nltk_smoothing {
+                    opt("nltk-smoothing", &m);
+                }
+                opt("epsilon", &self.epsilon);
+                opt("alpha", &self.alpha);
+                opt("k", &self.k);
+                opt("compat", &self.compat);
+                flags.push(("lowercase", self.lowercase));
+                flags.push(("auto-reweigh", self.auto_reweigh));
+            }
+            "multi-bleu" => {
+                flags.push(("lowercase", self.lowercase));
+                flags.push(("multi-bleu-detok", self.multi_bleu_detok));
+            }
+            "nltk-chrf" => {
+                opt("nltk-chrf-min-len", &self.nltk_chrf_min_len);
+                opt("nltk-chrf-max-len", &self.nltk_chrf_max_len);
+                opt("nltk-chrf-beta", &self.nltk_chrf_beta);
+                flags.push(("nltk-chrf-whitespace", self.nltk_chrf_whitespace));
+            }
+            "gleu" => {
+                if let Some(t) = &self.tokenize {
+                    opt("tokenize", t);
+                }
+                opt("gleu-min-len", &self.gleu_min_len);
+                opt("gleu-max-len", &self.gleu_max_len);
+                flags.push(("lowercase", self.lowercase));
+            }
+            "nist" => {
+                opt("nist-compat", &self.nist_compat);
+                opt("nist-order", &self.nist_order);
+                opt("nist-tokenize", &self.nist_tokenize);
+                flags.push(("mteval-international", self.mteval_international));
+                flags.push(("case-sensitive", self.case_sensitive));
+            }
+            "mteval-bleu" => {
+                opt("brevity-penalty", &self.brevity_penalty);
+                flags.push(("mteval-international", self.mteval_international));
+                flags.push(("case-sensitive", self.case_sensitive));
+                flags.push(("mteval-no-smoothing", self.mteval_no_smoothing));
+            }
+            _ => {}
+        }
+        a.extend(
+            flags
+                .into_iter()
+                .filter(|&(_, on)| on)
+                .map(|(name, _)| format!("--{name}")),
+        );
+        a
+    }
+
     /// Validates the options that clap cannot check alone.
     pub fn into_config(self) -> Result<Config, String> {
         let mut sources: Vec<Source> = self.files.iter().map(|f| Source::from_arg(f)).collect();
@@ -558,7 +663,9 @@ impl Args {
             FormatArg::Text => Format::Text,
             FormatArg::Jsonl => Format::Jsonl,
         };
-        let mode = if self.score_only {
+        let mode = if self.emit.is_some() {
+            Mode::Stats
+        } else if self.score_only {
             Mode::ScoreOnly
         } else if self.corpus_only {
             Mode::CorpusOnly
@@ -576,6 +683,8 @@ impl Args {
             .map(|m| m.trim().to_owned())
             .filter(|m| !m.is_empty())
             .collect();
+        let metric_args: Vec<Vec<String>> =
+            metric_names.iter().map(|m| self.metric_args(m)).collect();
         Ok(Config {
             sources,
             ref_files,
@@ -653,6 +762,7 @@ impl Args {
                 },
                 every: self.every,
                 interval: self.interval,
+                emit_stats: self.emit.is_some().then(|| metric_args.clone()),
             },
             format,
             mode,
@@ -664,6 +774,8 @@ impl Args {
             output: self.output,
             report_file: self.report_file,
             prometheus: self.prometheus,
+            emit_stats: self.emit.is_some(),
+            metric_args,
         })
     }
 }

@@ -3,16 +3,18 @@
 //! The library holds everything; the binary (`src/main.rs`) only parses arguments and exits.
 //! Layout, following the design card: [`input`] frames lines into segments, [`tokenize`] and
 //! [`ngram`] turn text into n-gram ids, [`metric`] computes statistics and scores, [`pipeline`]
-//! runs reader, workers and merger, [`output`] renders rows and reports, [`cli`] and [`app`] wire
-//! the command line to all of it.
+//! runs reader, workers and merger, [`output`] renders rows and reports, [`stats`] writes and
+//! merges the statistics of shards, [`cli`] and [`app`] wire the command line to all of it.
 
 pub mod app;
 pub mod cli;
+pub mod command;
 pub mod input;
 pub mod metric;
 pub mod ngram;
 pub mod output;
 pub mod pipeline;
 pub mod signals;
+pub mod stats;
 pub mod tokenize;
 pub mod unicode;

@@ -44,6 +44,9 @@ pub struct Settings {
     pub every: Option<u64>,
     /// A running corpus report at this interval, whether lines arrive or not.
     pub interval: Option<Duration>,
+    /// `--emit stats`: at the end, write a stats document with these per-metric canonical
+    /// options ([`crate::stats`]).
+    pub emit_stats: Option<Vec<Vec<String>>>,
 }
 
 /// How the outside world steers a run: events (signals) and the state shared with the reader.
@@ -73,6 +76,8 @@ pub struct Outcome {
     pub failed_on_bad_line: bool,
     /// The run was stopped by this signal (SIGINT, SIGTERM) after finishing what was read.
     pub stopped_by: Option<i32>,
+    /// `--emit stats` could not write exact statistics: why.
+    pub stats_error: Option<String>,
 }
 
 /// What a worker hands the merger for one batch.
@@ -394,12 +399,30 @@ impl<'a> Merger<'a> {
     fn finish(self, sink: &mut Sink) -> io::Result<Outcome> {
         let report = self.report(true, sink.width);
         sink.report(&report)?;
+        let mut stats_error = None;
+        if let Some(options) = &self.settings.emit_stats {
+            match crate::stats::document(
+                self.metrics,
+                &self.totals,
+                options,
+                self.segments,
+                self.bad_lines,
+                sink.width,
+            ) {
+                Ok(doc) => {
+                    serde_json::to_writer(&mut sink.out, &doc)?;
+                    sink.out.write_all(b"\n")?;
+                }
+                Err(message) => stats_error = Some(message),
+            }
+        }
         sink.out.flush()?;
         Ok(Outcome {
             report,
             input_error: self.input_error,
             failed_on_bad_line: self.failed_on_bad_line,
             stopped_by: self.stopped_by,
+            stats_error,
         })
     }
 }

@@ -43,7 +43,7 @@ impl Segment<'_> {
 
 /// The smallest and largest number of references of the segments summed so far: sacreBLEU's
 /// signature says `nrefs:N`, or `nrefs:var` when the number varies.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RefCounts(Option<(usize, usize)>);
 
 impl RefCounts {

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use super::{write_json_f64, Metric, MetricReport};
+use super::{saved, write_json_f64, Metric, MetricReport};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
@@ -383,6 +383,31 @@ impl Metric for Bleu {
             *t += s;
         }
         totals.nrefs.add(stats.nrefs);
+    }
+
+    fn save_totals(&self, totals: &BleuTotals) -> Value {
+        serde_json::json!({"counts": totals.counts, "nrefs": totals.nrefs})
+    }
+
+    fn merge_saved(&self, totals: &mut BleuTotals, saved: &Value) -> Result<(), String> {
+        let counts: Vec<u64> = saved::field(saved, "counts")?;
+        saved::add_counts(&mut totals.counts, &counts, "BLEU counts")?;
+        totals.nrefs.merge(saved::field(saved, "nrefs")?);
+        Ok(())
+    }
+
+    /// sacreBLEU's stats vector `[hyp_len, ref_len, matches…, totals…]`, which its bootstrap
+    /// resamples too.
+    fn vector_len(&self) -> Option<usize> {
+        Some(2 + 2 * self.config.max_ngram_order)
+    }
+
+    fn stats_vector(&self, stats: &BleuStats, out: &mut [u64]) {
+        out.copy_from_slice(&stats.counts);
+    }
+
+    fn score_vector(&self, sums: &[u64]) -> f64 {
+        self.compute(sums, self.config.corpus_effective_order).score
     }
 
     fn report(&self, totals: &BleuTotals, width: usize) -> MetricReport {

@@ -12,7 +12,7 @@ use std::io::Write as _;
 
 use serde_json::{Map, Value};
 
-use super::{write_json_f64, Metric, MetricReport};
+use super::{saved, write_json_f64, Metric, MetricReport};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{NgramIds, NgramIndex, ABSENT};
 use crate::tokenize::Tokens;
@@ -342,6 +342,31 @@ impl Metric for Chrf {
             *t += s;
         }
         totals.nrefs.add(stats.nrefs);
+    }
+
+    fn save_totals(&self, totals: &ChrfTotals) -> Value {
+        serde_json::json!({"counts": totals.counts, "nrefs": totals.nrefs})
+    }
+
+    fn merge_saved(&self, totals: &mut ChrfTotals, saved: &Value) -> Result<(), String> {
+        let counts: Vec<u64> = saved::field(saved, "counts")?;
+        saved::add_counts(&mut totals.counts, &counts, "chrF counts")?;
+        totals.nrefs.merge(saved::field(saved, "nrefs")?);
+        Ok(())
+    }
+
+    /// sacreBLEU's chrF stats vector (the best reference's triples per order), which its
+    /// bootstrap resamples too.
+    fn vector_len(&self) -> Option<usize> {
+        Some(3 * self.orders())
+    }
+
+    fn stats_vector(&self, stats: &ChrfStats, out: &mut [u64]) {
+        out.copy_from_slice(&stats.counts);
+    }
+
+    fn score_vector(&self, sums: &[u64]) -> f64 {
+        self.f_score(sums)
     }
 
     fn report(&self, totals: &ChrfTotals, width: usize) -> MetricReport {

@@ -11,6 +11,7 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 
+use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use super::nltk_bleu::NLTK_VERSION;
@@ -61,7 +62,7 @@ pub struct GleuStats {
 }
 
 /// Running corpus totals: NLTK's `corpus_n_match` and `corpus_n_all`.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct GleuTotals {
     pub matches: u64,
     pub total: u64,
@@ -258,6 +259,38 @@ impl Metric for Gleu {
             totals.total += a;
         }
         totals.nrefs.add(stats.nrefs);
+    }
+
+    fn save_totals(&self, totals: &GleuTotals) -> Value {
+        serde_json::to_value(totals).expect("integers serialize")
+    }
+
+    fn merge_saved(&self, totals: &mut GleuTotals, saved: &Value) -> Result<(), String> {
+        let other = GleuTotals::deserialize(saved).map_err(|e| format!("GLEU statistics: {e}"))?;
+        totals.matches = totals
+            .matches
+            .checked_add(other.matches)
+            .ok_or("GLEU statistics: sum overflows 64 bits")?;
+        totals.total = totals
+            .total
+            .checked_add(other.total)
+            .ok_or("GLEU statistics: sum overflows 64 bits")?;
+        totals.nrefs.merge(other.nrefs);
+        Ok(())
+    }
+
+    /// NLTK `corpus_gleu`'s sums `(n_match, n_all)` (a sentence without n-grams adds nothing).
+    fn vector_len(&self) -> Option<usize> {
+        Some(2)
+    }
+
+    fn stats_vector(&self, stats: &GleuStats, out: &mut [u64]) {
+        let (m, a) = stats.best.unwrap_or((0, 0));
+        out.copy_from_slice(&[m, a]);
+    }
+
+    fn score_vector(&self, sums: &[u64]) -> f64 {
+        Gleu::score(sums[0], sums[1])
     }
 
     fn report(&self, totals: &GleuTotals, width: usize) -> MetricReport {

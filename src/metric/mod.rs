@@ -60,6 +60,41 @@ pub trait Metric: Send + Sync + 'static {
     fn columns(&self) -> usize {
         1
     }
+
+    /// Mergeable statistics (SPEC §7): the totals as JSON, integers only, so that a shard's
+    /// statistics can be written (`--emit stats`) and summed elsewhere (`merge`).
+    fn save_totals(&self, totals: &Self::Totals) -> Value;
+    /// Adds totals written by [`save_totals`](Metric::save_totals) of a shard that **follows**
+    /// everything added so far (shards are merged in input order, so order-sensitive parts such
+    /// as NIST's table ids stay exactly as one run builds them). `Err` for a malformed document.
+    fn merge_saved(&self, totals: &mut Self::Totals, saved: &Value) -> Result<(), String>;
+    /// Why this metric's totals cannot be split and merged exactly with these settings, if so:
+    /// the reference tool itself depends on segment order (NLTK smoothing methods 5–7 read the
+    /// last sentence; NLTK `corpus_chrf` is a sequential float sum).
+    fn merge_refusal(&self) -> Option<String> {
+        None
+    }
+    /// Why the totals built so far cannot be merged exactly, if so (checked when they are
+    /// written): e.g. a float sum that was rounded, so its shard sums would round differently.
+    fn totals_refusal(&self, _totals: &Self::Totals) -> Option<String> {
+        None
+    }
+
+    /// Resampling (bootstrap confidence intervals, paired tests): the number of integers of the
+    /// fixed-width vector form of a segment's statistics, whose element-wise sum over any
+    /// multiset of segments scores like those segments' totals. `None`: the metric cannot be
+    /// resampled (its totals are not a fixed integer vector, or they depend on order).
+    fn vector_len(&self) -> Option<usize> {
+        None
+    }
+    /// Writes the vector form of `stats` into `out` (`vector_len` long).
+    fn stats_vector(&self, _stats: &Self::Stats, _out: &mut [u64]) {
+        unreachable!("stats_vector of a metric without a vector form")
+    }
+    /// The corpus score of summed vectors, in the metric's scale.
+    fn score_vector(&self, _sums: &[u64]) -> f64 {
+        unreachable!("score_vector of a metric without a vector form")
+    }
 }
 
 /// A corpus score ready to print in any output format.
@@ -132,6 +167,20 @@ pub trait DynMetric: Send + Sync {
     fn report(&self, totals: &(dyn Any + Send), width: usize) -> MetricReport;
     /// See [`Metric::columns`].
     fn columns(&self) -> usize;
+    /// See [`Metric::save_totals`].
+    fn save_totals(&self, totals: &(dyn Any + Send)) -> Value;
+    /// See [`Metric::merge_saved`].
+    fn merge_saved(&self, totals: &mut (dyn Any + Send), saved: &Value) -> Result<(), String>;
+    /// See [`Metric::merge_refusal`].
+    fn merge_refusal(&self) -> Option<String>;
+    /// See [`Metric::totals_refusal`].
+    fn totals_refusal(&self, totals: &(dyn Any + Send)) -> Option<String>;
+    /// See [`Metric::vector_len`].
+    fn vector_len(&self) -> Option<usize>;
+    /// Writes the vector form of entry `index` of `batch` (see [`Metric::stats_vector`]).
+    fn batch_vector(&self, batch: &(dyn Any + Send), index: usize, out: &mut [u64]);
+    /// See [`Metric::score_vector`].
+    fn score_vector(&self, sums: &[u64]) -> f64;
 }
 
 /// How a worker renders a sentence score into the row of a segment.
@@ -216,6 +265,69 @@ impl<M: Metric> DynMetric for M {
 
     fn columns(&self) -> usize {
         Metric::columns(self)
+    }
+
+    fn save_totals(&self, totals: &(dyn Any + Send)) -> Value {
+        let totals = totals.downcast_ref::<M::Totals>().expect(TYPE_MISMATCH);
+        Metric::save_totals(self, totals)
+    }
+
+    fn merge_saved(&self, totals: &mut (dyn Any + Send), saved: &Value) -> Result<(), String> {
+        let totals = totals.downcast_mut::<M::Totals>().expect(TYPE_MISMATCH);
+        Metric::merge_saved(self, totals, saved)
+    }
+
+    fn merge_refusal(&self) -> Option<String> {
+        Metric::merge_refusal(self)
+    }
+
+    fn totals_refusal(&self, totals: &(dyn Any + Send)) -> Option<String> {
+        let totals = totals.downcast_ref::<M::Totals>().expect(TYPE_MISMATCH);
+        Metric::totals_refusal(self, totals)
+    }
+
+    fn vector_len(&self) -> Option<usize> {
+        Metric::vector_len(self)
+    }
+
+    fn batch_vector(&self, batch: &(dyn Any + Send), index: usize, out: &mut [u64]) {
+        let batch = batch.downcast_ref::<Vec<M::Stats>>().expect(TYPE_MISMATCH);
+        self.stats_vector(&batch[index], out);
+    }
+
+    fn score_vector(&self, sums: &[u64]) -> f64 {
+        Metric::score_vector(self, sums)
+    }
+}
+
+/// Reading saved totals (`merge`): small helpers that turn a malformed document into a message.
+pub mod saved {
+    use serde::de::DeserializeOwned;
+    use serde_json::Value;
+
+    /// Field `key` of the saved object, deserialized.
+    pub fn field<T: DeserializeOwned>(saved: &Value, key: &str) -> Result<T, String> {
+        let value = saved
+            .get(key)
+            .ok_or_else(|| format!("statistics without \"{key}\""))?;
+        T::deserialize(value).map_err(|e| format!("statistics field \"{key}\": {e}"))
+    }
+
+    /// Adds `other` to `into` element-wise; both must have the same length.
+    pub fn add_counts(into: &mut [u64], other: &[u64], what: &str) -> Result<(), String> {
+        if into.len() != other.len() {
+            return Err(format!(
+                "{what}: {} numbers where {} were expected",
+                other.len(),
+                into.len()
+            ));
+        }
+        for (t, o) in into.iter_mut().zip(other) {
+            *t = t
+                .checked_add(*o)
+                .ok_or_else(|| format!("{what}: sum overflows 64 bits"))?;
+        }
+        Ok(())
     }
 }
 

@@ -72,7 +72,7 @@ pub struct MtevalBleu {
 }
 
 /// Statistics of one segment, or the sums of many.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MtevalBleuStats {
     /// Clipped matches per order 1..4.
     pub matches: [u64; ORDER],
@@ -268,6 +268,17 @@ impl Metric for MtevalBleu {
         }
         totals.ref_len += stats.ref_len;
         totals.nrefs.merge(stats.nrefs);
+    }
+
+    fn save_totals(&self, totals: &MtevalBleuStats) -> Value {
+        serde_json::to_value(totals).expect("integers serialize")
+    }
+
+    fn merge_saved(&self, totals: &mut MtevalBleuStats, saved: &Value) -> Result<(), String> {
+        let other = <MtevalBleuStats as serde::Deserialize>::deserialize(saved)
+            .map_err(|e| format!("mteval BLEU statistics: {e}"))?;
+        Metric::add(self, totals, &other);
+        Ok(())
     }
 
     fn report(&self, totals: &MtevalBleuStats, width: usize) -> MetricReport {

@@ -60,7 +60,7 @@ impl Default for MultiBleuConfig {
 }
 
 /// Statistics of one line, or corpus totals.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MultiBleuStats {
     /// Clipped matches of orders 1–4 (`$CORRECT[n]`).
     pub correct: [u64; 4],
@@ -414,6 +414,17 @@ impl Metric for MultiBleu {
 
     fn add(&self, totals: &mut MultiBleuStats, stats: &MultiBleuStats) {
         merge(totals, stats);
+    }
+
+    fn save_totals(&self, totals: &MultiBleuStats) -> Value {
+        serde_json::to_value(totals).expect("integers serialize")
+    }
+
+    fn merge_saved(&self, totals: &mut MultiBleuStats, saved: &Value) -> Result<(), String> {
+        let other = <MultiBleuStats as serde::Deserialize>::deserialize(saved)
+            .map_err(|e| format!("multi-bleu statistics: {e}"))?;
+        Metric::add(self, totals, &other);
+        Ok(())
     }
 
     fn report(&self, totals: &MultiBleuStats, _width: usize) -> MetricReport {

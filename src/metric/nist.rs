@@ -60,7 +60,7 @@ use serde_json::{Map, Value};
 
 use super::nltk_bleu::NLTK_VERSION;
 use super::pymath::{pow2, PyError};
-use super::{write_json_f64, Metric, MetricReport};
+use super::{saved, write_json_f64, Metric, MetricReport};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{NgramIds, NgramIndex, ABSENT};
 use crate::tokenize::mteval::{MtevalScratch, MtevalTokenizer};
@@ -180,6 +180,15 @@ impl Counts {
         *slot = sum;
         if carry {
             *self.high.entry(id).or_default() += 1;
+        }
+    }
+
+    /// Adds a count of any size (merging saved statistics).
+    fn add_u64(&mut self, id: u32, n: u64) {
+        self.add(id, n as u32);
+        let high = n >> 32;
+        if high > 0 {
+            *self.high.entry(id).or_default() += high;
         }
     }
 
@@ -346,6 +355,9 @@ pub struct NistTotals {
     hyp_ngrams: Vec<u64>,
     /// Σ over segments of (reference words / references), for a varying number of references.
     avg_ref_len_sum: f64,
+    /// Every term and partial sum of `avg_ref_len_sum` was exact (power-of-two reference
+    /// counts): then any split of the corpus sums to the same value, and statistics merge.
+    avg_ref_len_exact: bool,
     nrefs: RefCounts,
     segments: u64,
     /// 1-based number of the first segment whose references are all empty.
@@ -354,6 +366,197 @@ pub struct NistTotals {
     /// Merger scratch: table ids of the current segment's references, and of its matches.
     ref_ids: Vec<Vec<u32>>,
     match_ids: Vec<u32>,
+}
+
+impl NistTotals {
+    /// Adds to `avg_ref_len_sum` (mteval's sequential float sum), keeping track of whether the
+    /// sum is still exact (Knuth's two-sum error term is zero).
+    fn add_avg_ref_len(&mut self, x: f64, exact: bool) {
+        let a = self.avg_ref_len_sum;
+        let sum = a + x;
+        let bv = sum - a;
+        let error = (a - (sum - bv)) + (x - bv);
+        self.avg_ref_len_sum = sum;
+        self.avg_ref_len_exact &= exact && error == 0.0;
+    }
+
+    /// The statistics of `merge`'s stats documents (`Metric::save_totals`): the table in id
+    /// order (tokens, then each n-gram as prefix id + 1 (0: none) and last token id), `C(g)`
+    /// per id, `(g, M(g))` in first-match order, and the scalars; with `--nist-compat nltk` the
+    /// per-segment overlap lists too.
+    fn save(&self) -> Value {
+        let table = &self.table;
+        let tokens: Vec<&str> = (0..table.token_ends.len() as u32)
+            .map(|t| table.token_text(t))
+            .collect();
+        let mut ngrams = Vec::with_capacity(2 * table.len());
+        for &key in &table.keys {
+            let prefix = (key >> 32) as u32;
+            ngrams.push(if prefix == NO_PREFIX {
+                0
+            } else {
+                u64::from(prefix) + 1
+            });
+            ngrams.push(key & u64::from(u32::MAX));
+        }
+        let freq: Vec<u64> = (0..table.len() as u32).map(|g| self.freq.get(g)).collect();
+        let matched: Vec<u64> = self
+            .matched_ids
+            .iter()
+            .flat_map(|&g| [u64::from(g), self.matched.get(g)])
+            .collect();
+        let nltk = self.nltk.as_ref().map(|c| {
+            serde_json::json!({
+                "hyp_lens": c.hyp_lens,
+                "ref_starts": c.ref_starts,
+                "ref_lens": c.ref_lens,
+                "block_starts": c.block_starts,
+                "term_ends": c.term_ends,
+                "terms": c.terms.iter().flat_map(|&(g, n)| [g, n]).collect::<Vec<u32>>(),
+            })
+        });
+        serde_json::json!({
+            "tokens": tokens,
+            "ngrams": ngrams,
+            "freq": freq,
+            "matched": matched,
+            "zero_unigram": self.zero_unigram,
+            "words": self.words,
+            "hyp_ngrams": self.hyp_ngrams,
+            "avg_ref_len_sum": self.avg_ref_len_sum,
+            "avg_ref_len_exact": self.avg_ref_len_exact,
+            "nrefs": self.nrefs,
+            "segments": self.segments,
+            "empty_ref_segment": self.empty_ref_segment,
+            "nltk": nltk,
+        })
+    }
+
+    /// Adds saved statistics of segments that follow those in `self` (see [`save`]). The
+    /// saved table is interned in its id order, so ids and the first-match order come out as
+    /// one run over both parts would make them, and every report is bit-identical.
+    fn merge_saved(&mut self, saved: &Value) -> Result<(), String> {
+        let bad = |what: &str| format!("NIST statistics: {what}");
+        let tokens: Vec<String> = saved::field(saved, "tokens")?;
+        let ngrams: Vec<u64> = saved::field(saved, "ngrams")?;
+        let freq: Vec<u64> = saved::field(saved, "freq")?;
+        let matched: Vec<u64> = saved::field(saved, "matched")?;
+        let hyp_ngrams: Vec<u64> = saved::field(saved, "hyp_ngrams")?;
+        if ngrams.len() % 2 != 0 || freq.len() != ngrams.len() / 2 || matched.len() % 2 != 0 {
+            return Err(bad("table arrays of inconsistent lengths"));
+        }
+        if hyp_ngrams.len() != self.hyp_ngrams.len() {
+            return Err(bad("hypothesis n-gram counts of another order"));
+        }
+        let token_ids = tokens
+            .iter()
+            .map(|w| self.table.token(w, true))
+            .collect::<Option<Vec<u32>>>()
+            .ok_or_else(|| bad("more than 2^32 distinct tokens"))?;
+        let mut ids: Vec<u32> = Vec::with_capacity(freq.len());
+        let mut orders: Vec<u8> = Vec::with_capacity(freq.len());
+        for pair in ngrams.chunks_exact(2) {
+            let (prefix, last) = (pair[0], pair[1]);
+            let token = *usize::try_from(last)
+                .ok()
+                .and_then(|t| token_ids.get(t))
+                .ok_or_else(|| bad("n-gram with an unknown token"))?;
+            let (prefix, order) = if prefix == 0 {
+                (NO_PREFIX, 1u8)
+            } else {
+                let p = usize::try_from(prefix - 1)
+                    .ok()
+                    .filter(|&p| p < ids.len())
+                    .ok_or_else(|| bad("n-gram whose prefix comes after it"))?;
+                (ids[p], orders[p].saturating_add(1))
+            };
+            let id = self
+                .table
+                .ngram(prefix, token, order, true)
+                .ok_or_else(|| bad("more than 2^32 distinct n-grams"))?;
+            ids.push(id);
+            orders.push(order);
+        }
+        self.freq.grow(self.table.len());
+        self.matched.grow(self.table.len());
+        for (&g, &count) in ids.iter().zip(&freq) {
+            self.freq.add_u64(g, count);
+        }
+        for pair in matched.chunks_exact(2) {
+            let g = *usize::try_from(pair[0])
+                .ok()
+                .and_then(|j| ids.get(j))
+                .ok_or_else(|| bad("match of an unknown n-gram"))?;
+            if self.matched.get(g) == 0 && pair[1] > 0 {
+                self.matched_ids.push(g);
+            }
+            self.matched.add_u64(g, pair[1]);
+        }
+        let zero: Option<usize> = saved::field(saved, "zero_unigram")?;
+        if self.zero_unigram.is_none() {
+            if let Some(z) = zero {
+                self.zero_unigram = Some(*ids.get(z).ok_or_else(|| bad("unknown unigram 0"))?);
+            }
+        }
+        self.words += saved::field::<u64>(saved, "words")?;
+        for (t, s) in self.hyp_ngrams.iter_mut().zip(&hyp_ngrams) {
+            *t += s;
+        }
+        let exact: bool = saved::field(saved, "avg_ref_len_exact")?;
+        self.add_avg_ref_len(saved::field(saved, "avg_ref_len_sum")?, exact);
+        self.nrefs.merge(saved::field(saved, "nrefs")?);
+        let empty: Option<u64> = saved::field(saved, "empty_ref_segment")?;
+        if self.empty_ref_segment.is_none() {
+            self.empty_ref_segment = empty.map(|k| self.segments + k);
+        }
+        self.segments += saved::field::<u64>(saved, "segments")?;
+        let nltk = saved.get("nltk").filter(|v| !v.is_null());
+        match (&mut self.nltk, nltk) {
+            (None, None) => {}
+            (Some(c), Some(n)) => c.merge_saved(n, &ids).map_err(|e| bad(&e))?,
+            _ => return Err(bad("NLTK corpus data in one part only")),
+        }
+        Ok(())
+    }
+}
+
+impl NltkCorpus {
+    /// Appends saved per-segment data (see [`NistTotals::save`]); `ids` maps the saved table
+    /// ids to this table's.
+    fn merge_saved(&mut self, saved: &Value, ids: &[u32]) -> Result<(), String> {
+        let hyp_lens: Vec<u32> = saved::field(saved, "hyp_lens")?;
+        let ref_starts: Vec<u32> = saved::field(saved, "ref_starts")?;
+        let ref_lens: Vec<u32> = saved::field(saved, "ref_lens")?;
+        let block_starts: Vec<usize> = saved::field(saved, "block_starts")?;
+        let term_ends: Vec<u64> = saved::field(saved, "term_ends")?;
+        let terms: Vec<u32> = saved::field(saved, "terms")?;
+        if ref_starts.len() != hyp_lens.len() + 1
+            || block_starts.len() != hyp_lens.len() + 1
+            || terms.len() % 2 != 0
+        {
+            return Err("NLTK corpus arrays of inconsistent lengths".to_owned());
+        }
+        let (ref_base, block_base) = (self.ref_lens.len() as u32, self.term_ends.len());
+        let term_base = self.terms.len() as u64;
+        self.hyp_lens.extend(&hyp_lens);
+        self.ref_lens.extend(&ref_lens);
+        self.ref_starts
+            .extend(ref_starts[1..].iter().map(|&s| ref_base + s));
+        self.block_starts
+            .extend(block_starts[1..].iter().map(|&s| block_base + s));
+        self.term_ends
+            .extend(term_ends.iter().map(|&e| term_base + e));
+        for pair in terms.chunks_exact(2) {
+            // A placeholder term (count 0, see `Metric::add`) keeps its slot whatever its id.
+            let g = match ids.get(pair[0] as usize) {
+                Some(&g) => g,
+                None if pair[1] == 0 => 0,
+                None => return Err("a term of an unknown n-gram".to_owned()),
+            };
+            self.terms.push((g, pair[1]));
+        }
+        Ok(())
+    }
 }
 
 impl std::fmt::Debug for NistTotals {
@@ -919,6 +1122,7 @@ impl Metric for Nist {
             words: 0,
             hyp_ngrams: vec![0; self.config.order],
             avg_ref_len_sum: 0.0,
+            avg_ref_len_exact: true,
             nrefs: RefCounts::default(),
             segments: 0,
             empty_ref_segment: None,
@@ -979,7 +1183,9 @@ impl Metric for Nist {
         }
         t.nrefs.add(nrefs);
         if nrefs > 0 {
-            t.avg_ref_len_sum += seg_words as f64 / nrefs as f64;
+            let x = seg_words as f64 / nrefs as f64;
+            let exact = x * nrefs as f64 == seg_words as f64;
+            t.add_avg_ref_len(x, exact);
         }
         t.segments += 1;
         if seg_words == 0 && t.empty_ref_segment.is_none() {
@@ -1006,6 +1212,27 @@ impl Metric for Nist {
                     }),
             );
         }
+    }
+
+    fn save_totals(&self, t: &NistTotals) -> Value {
+        t.save()
+    }
+
+    fn merge_saved(&self, t: &mut NistTotals, saved: &Value) -> Result<(), String> {
+        t.merge_saved(saved)
+    }
+
+    /// mteval's average reference length with a varying number of references is a sequential
+    /// float sum of words/references per segment; once a term or partial sum has been rounded,
+    /// shards would round differently.
+    fn totals_refusal(&self, t: &NistTotals) -> Option<String> {
+        let varying = t.nrefs.range().is_some_and(|(lo, hi)| lo != hi);
+        (varying && !t.avg_ref_len_exact).then(|| {
+            "nist: with a varying number of references (not all powers of two), mteval's \
+             average reference length is a rounded float sum that depends on how the input is \
+             split"
+                .to_owned()
+        })
     }
 
     fn report(&self, t: &NistTotals, width: usize) -> MetricReport {

@@ -24,7 +24,7 @@ use num_bigint::BigInt;
 use serde_json::{Map, Value};
 
 use super::pymath::{exp, fsum, parse_py_number, u64_ratio, Num, PyError};
-use super::{write_json_f64, Metric, MetricReport};
+use super::{saved, write_json_f64, Metric, MetricReport};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
@@ -961,6 +961,59 @@ impl Metric for NltkBleu {
 
     fn columns(&self) -> usize {
         NltkBleu::columns(self)
+    }
+
+    fn save_totals(&self, t: &NltkStats) -> Value {
+        serde_json::json!({
+            "counts": t.counts,
+            "hyp_len": t.hyp_len,
+            "ref_len": t.ref_len,
+            "max_ref_len": t.max_ref_len,
+            "last": t.last.map(|l| [l.q5.0, l.q5.1, l.hyp_len]),
+            "segments": t.segments,
+            "nrefs": t.nrefs,
+            "raised": t.raised.as_ref().map(|e| [e.kind, e.message.as_str()]),
+        })
+    }
+
+    fn merge_saved(&self, totals: &mut NltkStats, saved: &Value) -> Result<(), String> {
+        let counts: Vec<u64> = saved::field(saved, "counts")?;
+        if counts.len() != 2 * self.max_order {
+            return Err(format!(
+                "NLTK BLEU statistics: {} counts where {} were expected",
+                counts.len(),
+                2 * self.max_order
+            ));
+        }
+        let last: Option<[u64; 3]> = saved::field(saved, "last")?;
+        let raised: Option<(String, String)> = saved::field(saved, "raised")?;
+        let other = NltkStats {
+            counts,
+            hyp_len: saved::field(saved, "hyp_len")?,
+            ref_len: saved::field(saved, "ref_len")?,
+            max_ref_len: saved::field(saved, "max_ref_len")?,
+            last: last.map(|[num, den, hyp_len]| Last {
+                q5: (num, den),
+                hyp_len,
+            }),
+            segments: saved::field(saved, "segments")?,
+            nrefs: saved::field(saved, "nrefs")?,
+            raised: raised.map(|(kind, message)| PyError::new(PyError::kind_named(&kind), message)),
+        };
+        self.merge(totals, &other);
+        Ok(())
+    }
+
+    /// Methods 5–7 smooth the corpus score with the **last** sentence's order-5 precision and
+    /// length (`NLTK.md` Q7): which segment is last depends on how the corpus was split.
+    fn merge_refusal(&self) -> Option<String> {
+        match (self.config.compat, self.config.smoothing) {
+            (Compat::Nltk, Some(m @ 5..=7)) => Some(format!(
+                "nltk-bleu with --nltk-smoothing {m}: NLTK's corpus_bleu smooths with the last \
+                 sentence's statistics, so the corpus score depends on how the input is split"
+            )),
+            _ => None,
+        }
     }
 
     fn report(&self, totals: &NltkStats, width: usize) -> MetricReport {

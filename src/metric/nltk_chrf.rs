@@ -370,6 +370,25 @@ impl Metric for NltkChrf {
         totals.nrefs.add(stats.nrefs);
     }
 
+    /// Not mergeable (see [`merge_refusal`](Metric::merge_refusal)): nothing to save.
+    fn save_totals(&self, _totals: &NltkChrfTotals) -> Value {
+        Value::Null
+    }
+
+    fn merge_saved(&self, _totals: &mut NltkChrfTotals, _saved: &Value) -> Result<(), String> {
+        Err(Metric::merge_refusal(self).expect("nltk-chrf is never mergeable"))
+    }
+
+    /// `corpus_chrf` is the built-in `sum()` of sentence scores divided by their number: a
+    /// sequential float sum, whose rounding depends on where the corpus is split.
+    fn merge_refusal(&self) -> Option<String> {
+        Some(
+            "nltk-chrf: NLTK's corpus_chrf sums sentence scores in floating point, one after \
+             the other, so shard sums would round differently from one run"
+                .to_owned(),
+        )
+    }
+
     fn report(&self, totals: &NltkChrfTotals, width: usize) -> MetricReport {
         let signature = self.signature(&totals.nrefs.signature_value());
         let name = "NLTK-chrF";

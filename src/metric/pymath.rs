@@ -41,6 +41,23 @@ impl PyError {
         }
     }
 
+    /// The exception type named `name`, for errors read back from saved statistics (`merge`);
+    /// a name this crate never raises reads as `Exception`.
+    pub fn kind_named(name: &str) -> &'static str {
+        const KINDS: [&str; 6] = [
+            "ZeroDivisionError",
+            "OverflowError",
+            "ValueError",
+            "KeyError",
+            "RuntimeError",
+            "IndexError",
+        ];
+        KINDS
+            .into_iter()
+            .find(|&k| k == name)
+            .unwrap_or("Exception")
+    }
+
     fn zero_division(message: impl Into<String>) -> PyError {
         PyError::new("ZeroDivisionError", message)
     }

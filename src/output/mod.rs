@@ -33,6 +33,9 @@ pub enum Mode {
     ScoreOnly,
     /// `--corpus-only`: no rows; the final report on stdout.
     CorpusOnly,
+    /// `--emit stats`: no rows; the final statistics as a stats document on stdout (written by
+    /// the merger, [`crate::stats`]); running reports on stderr.
+    Stats,
 }
 
 /// A corpus report: every metric's score over the segments read so far.
@@ -70,7 +73,7 @@ pub struct RowWriter {
 impl RowWriter {
     fn style(&self) -> RowStyle {
         match (self.mode, self.format) {
-            (Mode::ScoreOnly | Mode::CorpusOnly, _) => RowStyle::None,
+            (Mode::ScoreOnly | Mode::CorpusOnly | Mode::Stats, _) => RowStyle::None,
             (Mode::Rows, Format::Text) => RowStyle::Text(self.width),
             (Mode::Rows, Format::Jsonl) => RowStyle::Json,
         }

@@ -94,8 +94,12 @@ impl Sink {
                     writeln!(self.out, "{}", text::score(m.score, self.width))?;
                 }
             }
-            // `-b` keeps stdout for the final number(s): running reports go to stderr.
-            (Mode::ScoreOnly, _, false) => {
+            // The merger writes the stats document itself; only the report files get the
+            // final report.
+            (Mode::Stats, _, true) => {}
+            // `-b` and `--emit stats` keep stdout for the final result: running reports go
+            // to stderr.
+            (Mode::ScoreOnly | Mode::Stats, _, false) => {
                 let _ = io::stderr().write_all(text::report(report).as_bytes());
             }
             (_, Format::Jsonl, _) => {
