@@ -32,6 +32,9 @@ pub fn main() -> ExitCode {
     if argv.get(1).is_some_and(|a| a == "merge") {
         return crate::command::merge::main(argv);
     }
+    if argv.get(1).is_some_and(|a| a == "compare") {
+        return crate::command::compare::main(argv);
+    }
     let args = match Args::try_parse_from(argv) {
         Ok(args) => args,
         Err(e) if e.use_stderr() => {

@@ -15,6 +15,7 @@ pub mod ngram;
 pub mod output;
 pub mod pipeline;
 pub mod signals;
+pub mod significance;
 pub mod stats;
 pub mod tokenize;
 pub mod unicode;

@@ -1,6 +1,7 @@
 mod util;
 
 mod cli;
+mod compare;
 mod live;
 mod soak;
 

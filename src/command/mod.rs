@@ -4,6 +4,7 @@
 //! the scoring command keeps its plain `bleu-stream [OPTIONS] [FILE]…` form (a file literally
 //! named `merge` is read as `./merge`).
 
+pub mod compare;
 pub mod merge;
 
 use std::process::ExitCode;
@@ -16,17 +17,19 @@ use crate::output::diagnostic;
 pub fn parse<T: clap::Parser>(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Result<T, ExitCode> {
-    match T::try_parse_from(args) {
-        Ok(args) => Ok(args),
-        Err(e) if e.use_stderr() => {
-            let text = e.render().to_string();
-            let text = text.strip_prefix("error: ").unwrap_or(&text);
-            diagnostic(&format!("error: {}", text.trim_end()));
-            Err(ExitCode::from(status::USAGE))
-        }
-        Err(e) => {
-            let _ = e.print();
-            Err(ExitCode::from(status::OK))
-        }
+    T::try_parse_from(args).map_err(clap_exit)
+}
+
+/// What a clap error means for the process: `--help`/`--version` printed (status 0), or a
+/// usage error with the tool's `bleu-stream: error:` prefix (status 2).
+pub fn clap_exit(e: clap::Error) -> ExitCode {
+    if e.use_stderr() {
+        let text = e.render().to_string();
+        let text = text.strip_prefix("error: ").unwrap_or(&text);
+        diagnostic(&format!("error: {}", text.trim_end()));
+        ExitCode::from(status::USAGE)
+    } else {
+        let _ = e.print();
+        ExitCode::from(status::OK)
     }
 }
