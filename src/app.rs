@@ -71,6 +71,16 @@ pub fn run(config: Config) -> u8 {
             return status::USAGE;
         }
     };
+    let resampler = match config.confidence {
+        None => None,
+        Some(settings) => match crate::confidence::Resampler::new(settings, &metrics) {
+            Ok(r) => Some(r),
+            Err(message) => {
+                diagnostic(&format!("error: {message}"));
+                return status::USAGE;
+            }
+        },
+    };
     if config.emit_stats {
         if let Some(why) = metrics.iter().find_map(|m| m.merge_refusal()) {
             diagnostic(&format!("error: --emit stats: {why}"));
@@ -111,7 +121,14 @@ pub fn run(config: Config) -> u8 {
         events,
         reader: reader_state,
     };
-    let outcome = match pipeline::run(plan, &metrics, &config.settings, &mut sink, control) {
+    let outcome = match pipeline::run(
+        plan,
+        &metrics,
+        &config.settings,
+        resampler,
+        &mut sink,
+        control,
+    ) {
         Ok(outcome) => outcome,
         // `| head -1`: the reader went away; that is not an error worth a word.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return status::OK,
@@ -136,7 +153,13 @@ pub fn run(config: Config) -> u8 {
         diagnostic(&format!("error: {message}"));
         return status::USAGE;
     }
-    if let (Some(threshold), Some(first)) = (config.fail_under, outcome.report.metrics.first()) {
+    fail_under(config.fail_under, &outcome.report)
+}
+
+/// `--fail-under X`: status 3 (with a diagnostic) when the first metric's final score is
+/// below X, 0 otherwise.
+pub fn fail_under(threshold: Option<f64>, report: &crate::output::CorpusReport) -> u8 {
+    if let (Some(threshold), Some(first)) = (threshold, report.metrics.first()) {
         // A NaN score (MATLAB semantics on empty input) is not "at least X" either.
         if first.score.is_nan() || first.score < threshold {
             diagnostic(&format!(

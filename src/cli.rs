@@ -343,6 +343,35 @@ pub struct Args {
           conflicts_with_all = ["score_only", "corpus_only", "fail_under"])]
     pub emit: Option<String>,
 
+    /// Number of the first input line, for a shard of a larger input: rows, diagnostics and the
+    /// weights of --confidence=streaming use global line numbers, so shards merge exactly.
+    #[arg(long, value_name = "N", default_value_t = 1, help_heading = "Scaling out",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub first_line: u64,
+
+    /// Confidence interval of corpus scores (bleu, chrf, gleu): `bootstrap` (the default; like
+    /// sacreBLEU --confidence: keeps every segment's statistics, resamples at the end) or
+    /// `streaming` (online Poisson bootstrap: constant memory, an interval in every report).
+    #[arg(long, value_name = "METHOD", num_args = 0..=1, require_equals = true,
+          default_missing_value = "bootstrap", value_parser = ["bootstrap", "streaming"],
+          help_heading = "Significance")]
+    pub confidence: Option<String>,
+
+    /// Resamples of --confidence (sacreBLEU --confidence-n), or replicates of
+    /// --confidence=streaming.
+    #[arg(long, value_name = "N", default_value_t = 1000, help_heading = "Significance",
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub confidence_n: u64,
+
+    /// Seed of the resampling (sacreBLEU's SACREBLEU_SEED default is 12345 too).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 12345,
+        help_heading = "Significance"
+    )]
+    pub seed: u64,
+
     /// Write rows (and JSONL records) to FILE instead of stdout, appending; SIGHUP reopens it.
     #[arg(short, long, value_name = "FILE", help_heading = "Live monitoring")]
     pub output: Option<PathBuf>,
@@ -472,6 +501,8 @@ pub struct Config {
     pub prometheus: Option<PathBuf>,
     /// `--emit stats`.
     pub emit_stats: bool,
+    /// `--confidence`, with `--confidence-n` and `--seed`.
+    pub confidence: Option<crate::confidence::Settings>,
     /// Per metric (in `metric_names` order), its settings as canonical command-line options:
     /// what a stats document records, so that `merge` can compare shards and rebuild the metric.
     pub metric_args: Vec<Vec<String>>,
@@ -763,6 +794,7 @@ impl Args {
                 every: self.every,
                 interval: self.interval,
                 emit_stats: self.emit.is_some().then(|| metric_args.clone()),
+                first_line: self.first_line,
             },
             format,
             mode,
@@ -775,6 +807,18 @@ impl Args {
             report_file: self.report_file,
             prometheus: self.prometheus,
             emit_stats: self.emit.is_some(),
+            confidence: self
+                .confidence
+                .as_deref()
+                .map(|m| crate::confidence::Settings {
+                    method: if m == "streaming" {
+                        crate::confidence::Method::Streaming
+                    } else {
+                        crate::confidence::Method::Bootstrap
+                    },
+                    samples: self.confidence_n as usize,
+                    seed: self.seed,
+                }),
             metric_args,
         })
     }

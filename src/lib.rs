@@ -9,6 +9,7 @@
 pub mod app;
 pub mod cli;
 pub mod command;
+pub mod confidence;
 pub mod input;
 pub mod metric;
 pub mod ngram;

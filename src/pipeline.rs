@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{bounded, never, select, tick, Receiver, Sender, TryRecvError};
 
+use crate::confidence::Resampler;
 use crate::input::reader::{self, Batch, Plan, ReaderState};
 use crate::input::{frame, Utf8Policy};
 use crate::metric::DynMetric;
@@ -47,6 +48,9 @@ pub struct Settings {
     /// `--emit stats`: at the end, write a stats document with these per-metric canonical
     /// options ([`crate::stats`]).
     pub emit_stats: Option<Vec<Vec<String>>>,
+    /// `--first-line`: the number of the first input line (shards of a larger input number
+    /// their lines globally: diagnostics, JSONL `line`, streaming-bootstrap weights).
+    pub first_line: u64,
 }
 
 /// How the outside world steers a run: events (signals) and the state shared with the reader.
@@ -104,6 +108,7 @@ pub fn run(
     plan: Plan,
     metrics: &[Box<dyn DynMetric>],
     settings: &Settings,
+    resampler: Option<Resampler>,
     sink: &mut Sink,
     control: Control,
 ) -> io::Result<Outcome> {
@@ -128,7 +133,7 @@ pub fn run(
                 .expect("spawning a worker thread");
         }
         drop((batch_rx, done_tx, quit_rx));
-        let mut merger = Merger::new(metrics, settings);
+        let mut merger = Merger::new(metrics, settings, resampler);
         let result = merger.merge(done_rx, &control, sink);
         let result = result.and_then(|()| merger.finish(sink));
         drop(quit_tx);
@@ -154,9 +159,10 @@ fn work(
         };
         let n = batch.len();
         let framing = batch.framing.expect("the reader sets the framing");
+        let first_line = batch.first_line + settings.first_line.saturating_sub(1);
         let mut done = Done {
             seq: batch.seq,
-            first_line: batch.first_line,
+            first_line,
             rows: Vec::new(),
             row_ends: Vec::with_capacity(n),
             bad: Vec::new(),
@@ -169,7 +175,7 @@ fn work(
         let mut notes = Vec::new();
         let mut reader_bad = std::mem::take(&mut batch.bad).into_iter().peekable();
         for i in 0..n {
-            let line = batch.first_line + i as u64;
+            let line = first_line + i as u64;
             batch.fields(i, &mut fields);
             let framed = match reader_bad.next_if(|(r, _)| *r == i) {
                 Some((_, message)) => Err(message),
@@ -209,6 +215,8 @@ struct Merger<'a> {
     metrics: &'a [Box<dyn DynMetric>],
     settings: &'a Settings,
     totals: Vec<Box<dyn Any + Send>>,
+    /// `--confidence`: resampling state kept next to the totals.
+    resampler: Option<Resampler>,
     segments: u64,
     bad_lines: u64,
     input_error: Option<String>,
@@ -217,11 +225,16 @@ struct Merger<'a> {
 }
 
 impl<'a> Merger<'a> {
-    fn new(metrics: &'a [Box<dyn DynMetric>], settings: &'a Settings) -> Merger<'a> {
+    fn new(
+        metrics: &'a [Box<dyn DynMetric>],
+        settings: &'a Settings,
+        resampler: Option<Resampler>,
+    ) -> Merger<'a> {
         Merger {
             metrics,
             settings,
             totals: metrics.iter().map(|m| m.new_totals()).collect(),
+            resampler,
             segments: 0,
             bad_lines: 0,
             input_error: None,
@@ -354,6 +367,13 @@ impl<'a> Merger<'a> {
                 for ((m, t), stats) in self.metrics.iter().zip(&mut self.totals).zip(&done.stats) {
                     m.accumulate(t.as_mut(), stats.as_ref(), good);
                 }
+                if let Some(r) = &mut self.resampler {
+                    if let Err(message) = r.add(self.metrics, &done.stats, good, line) {
+                        // Only a segment with more than 2^32 of one count gets here.
+                        self.input_error = Some(format!("line {line}: --confidence: {message}"));
+                        return Ok(false);
+                    }
+                }
                 good += 1;
                 self.segments += 1;
             }
@@ -385,12 +405,13 @@ impl<'a> Merger<'a> {
             is_final,
             segments: self.segments,
             bad_lines: self.bad_lines,
-            metrics: self
-                .metrics
-                .iter()
-                .zip(&self.totals)
-                .map(|(m, t)| m.report(t.as_ref(), width))
-                .collect(),
+            metrics: crate::confidence::metric_reports(
+                self.metrics,
+                &self.totals,
+                self.resampler.as_ref(),
+                is_final,
+                width,
+            ),
             note: None,
         }
     }
@@ -407,6 +428,7 @@ impl<'a> Merger<'a> {
                 options,
                 self.segments,
                 self.bad_lines,
+                self.resampler.as_ref(),
                 sink.width,
             ) {
                 Ok(doc) => {

@@ -23,6 +23,7 @@ use std::any::Any;
 
 use serde_json::{json, Map, Value};
 
+use crate::confidence::Resampler;
 use crate::metric::DynMetric;
 use crate::output::CorpusReport;
 
@@ -42,6 +43,7 @@ pub fn document(
     options: &[Vec<String>],
     segments: u64,
     bad_lines: u64,
+    resampler: Option<&Resampler>,
     width: usize,
 ) -> Result<Map<String, Value>, String> {
     let mut parts = Vec::with_capacity(metrics.len());
@@ -63,6 +65,9 @@ pub fn document(
     doc.insert("segments".into(), Value::from(segments));
     doc.insert("bad_lines".into(), Value::from(bad_lines));
     doc.insert("metrics".into(), Value::from(parts));
+    if let Some(r) = resampler {
+        doc.insert("resampling".into(), r.save(metrics));
+    }
     Ok(doc)
 }
 
@@ -154,6 +159,8 @@ pub struct Merged {
     pub bad_lines: u64,
     /// Documents merged.
     pub documents: usize,
+    /// The documents' resampling parts (`--confidence`), merged.
+    pub resampler: Option<Resampler>,
 }
 
 impl Merged {
@@ -167,7 +174,12 @@ impl Merged {
             return Err(format!("cannot merge: {why}"));
         }
         let totals = metrics.iter().map(|m| m.new_totals()).collect();
+        let resampler = match first.get("resampling") {
+            None => None,
+            Some(saved) => Some(Resampler::new(Resampler::saved_settings(saved)?, &metrics)?),
+        };
         Ok(Merged {
+            resampler,
             keys,
             options: h.options,
             metrics,
@@ -203,6 +215,20 @@ impl Merged {
                 ));
             }
         }
+        match (&mut self.resampler, doc.get("resampling")) {
+            (None, None) => {}
+            (Some(r), Some(saved)) => r.merge_saved(&self.metrics, saved)?,
+            (Some(_), None) => {
+                return Err("no resampling statistics (written without --confidence), \
+                            unlike the first document"
+                    .to_owned())
+            }
+            (None, Some(_)) => {
+                return Err("resampling statistics (written with --confidence), unlike \
+                            the first document"
+                    .to_owned())
+            }
+        }
         for ((m, t), part) in self.metrics.iter().zip(&mut self.totals).zip(h.parts) {
             let stats = part
                 .get("stats")
@@ -221,12 +247,13 @@ impl Merged {
             is_final: true,
             segments: self.segments,
             bad_lines: self.bad_lines,
-            metrics: self
-                .metrics
-                .iter()
-                .zip(&self.totals)
-                .map(|(m, t)| m.report(t.as_ref(), width))
-                .collect(),
+            metrics: crate::confidence::metric_reports(
+                &self.metrics,
+                &self.totals,
+                self.resampler.as_ref(),
+                true,
+                width,
+            ),
             note: None,
         }
     }
@@ -247,6 +274,7 @@ impl Merged {
             &self.options,
             self.segments,
             self.bad_lines,
+            self.resampler.as_ref(),
             width,
         )
     }

@@ -2,6 +2,7 @@ mod util;
 
 mod cli;
 mod compare;
+mod confidence;
 mod live;
 mod soak;
 

@@ -112,6 +112,34 @@ pub struct MetricReport {
     pub signature: String,
     /// All fields at full precision, for JSON output (`score`, `signature`, `text` included).
     pub fields: Map<String, Value>,
+    /// The confidence interval, with `--confidence`.
+    pub confidence: Option<Confidence>,
+}
+
+/// A confidence interval from resampling segments (`--confidence`), as sacreBLEU reports it:
+/// the mean of the resampled scores and the half-width of the 95% interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Confidence {
+    /// `bootstrap` (resampling with replacement, sacreBLEU's) or `poisson` (online).
+    pub method: &'static str,
+    pub samples: usize,
+    pub seed: u64,
+    pub mean: f64,
+    /// Half-width: `(upper − lower) / 2`.
+    pub ci: f64,
+    /// The 2.5% and 97.5% resampled scores (sacreBLEU's indices `n/40` and `n − n/40 − 1`).
+    pub lower: f64,
+    pub upper: f64,
+}
+
+impl Confidence {
+    /// sacreBLEU's ` (μ = 34.7 ± 3.0)`, both numbers with `width` decimals.
+    pub fn text(&self, width: usize) -> String {
+        format!(
+            " (\u{3bc} = {:.width$} \u{b1} {:.width$})",
+            self.mean, self.ci
+        )
+    }
 }
 
 impl MetricReport {
@@ -133,7 +161,45 @@ impl MetricReport {
             text,
             signature,
             fields,
+            confidence: None,
         }
+    }
+
+    /// Adds a confidence interval the way sacreBLEU shows it: ` (μ = mean ± ci)` right after
+    /// the score in the text line, `bs:N|seed:S|` after `nrefs` in the signature (plus
+    /// `resample:poisson` for the online variant, which sacreBLEU does not have), and a
+    /// `confidence` object in JSON.
+    pub fn set_confidence(&mut self, c: Confidence, width: usize) {
+        if let Some(at) = self.text.find(" = ") {
+            let start = at + 3;
+            let end = self.text[start..]
+                .find([' ', ','])
+                .map_or(self.text.len(), |i| start + i);
+            self.text.insert_str(end, &c.text(width));
+        }
+        let mut extra = format!("bs:{}|seed:{}", c.samples, c.seed);
+        if c.method != "bootstrap" {
+            extra.push_str("|resample:");
+            extra.push_str(c.method);
+        }
+        self.signature = match self.signature.split_once('|') {
+            Some((first, rest)) if first.starts_with("nrefs:") => format!("{first}|{extra}|{rest}"),
+            _ => format!("{extra}|{}", self.signature),
+        };
+        self.fields
+            .insert("signature".into(), Value::from(self.signature.clone()));
+        self.fields
+            .insert("text".into(), Value::from(self.text.clone()));
+        let mut obj = Map::new();
+        obj.insert("method".into(), Value::from(c.method));
+        obj.insert("samples".into(), Value::from(c.samples));
+        obj.insert("seed".into(), Value::from(c.seed));
+        obj.insert("mean".into(), Value::from(c.mean));
+        obj.insert("ci".into(), Value::from(c.ci));
+        obj.insert("lower".into(), Value::from(c.lower));
+        obj.insert("upper".into(), Value::from(c.upper));
+        self.fields.insert("confidence".into(), Value::from(obj));
+        self.confidence = Some(c);
     }
 }
 

@@ -91,7 +91,9 @@ impl Sink {
         match (self.mode, self.format, report.is_final) {
             (Mode::ScoreOnly, _, true) => {
                 for m in &report.metrics {
-                    writeln!(self.out, "{}", text::score(m.score, self.width))?;
+                    // sacreBLEU -b --confidence: `34.8 (μ = 34.7 ± 3.0)`.
+                    let ci = m.confidence.map(|c| c.text(self.width)).unwrap_or_default();
+                    writeln!(self.out, "{}{ci}", text::score(m.score, self.width))?;
                 }
             }
             // The merger writes the stats document itself; only the report files get the

@@ -17,6 +17,7 @@
 //! checks that against sacreBLEU within resampling error.
 
 pub mod paired;
+pub mod poisson;
 
 use std::num::NonZeroUsize;
 

@@ -1,0 +1,281 @@
+//! `--confidence`: confidence intervals of corpus scores by resampling segments, kept by the
+//! merger next to the corpus totals.
+//!
+//! * `bootstrap` (sacreBLEU's `--confidence`): every segment's statistics are kept in their
+//!   vector form (integers, `u32` each) and resampled with replacement at the final report
+//!   ([`significance::bootstrap`]). Memory grows with the corpus: only when asked.
+//! * `streaming`: the online Poisson bootstrap ([`significance::poisson`]): B replicate totals,
+//!   constant memory, an interval in every running report.
+//!
+//! Both are mergeable: stats documents carry the vectors (concatenated in shard order, so a
+//! merged resample draws exactly what one run draws) or the replicate sums (added; weights
+//! hash the global line number, so shards must number their lines with `--first-line`).
+
+use std::any::Any;
+
+use serde_json::{json, Value};
+
+use crate::metric::{Confidence, DynMetric, MetricReport};
+use crate::significance::poisson::Replicates;
+use crate::significance::{self, Interval, Vectors};
+
+/// Which resampling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Resampling stored segments with replacement (sacreBLEU).
+    Bootstrap,
+    /// Online Poisson bootstrap.
+    Streaming,
+}
+
+impl Method {
+    /// The name in stats documents and `--confidence=`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Bootstrap => "bootstrap",
+            Method::Streaming => "streaming",
+        }
+    }
+
+    /// The name in signatures and JSON reports.
+    fn report_name(self) -> &'static str {
+        match self {
+            Method::Bootstrap => "bootstrap",
+            Method::Streaming => "poisson",
+        }
+    }
+}
+
+/// `--confidence`, `--confidence-n`, `--seed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub method: Method,
+    /// Resamples (bootstrap) or replicates (streaming).
+    pub samples: usize,
+    pub seed: u64,
+}
+
+enum Part {
+    Bootstrap(Vectors),
+    Streaming(Replicates),
+}
+
+/// The resampling state of a run: one part per metric.
+pub struct Resampler {
+    pub settings: Settings,
+    parts: Vec<Part>,
+    /// Scratch for one segment's vector.
+    vector: Vec<u64>,
+    /// Input lines covered (streaming: the line numbers that keyed the weights), for `merge`
+    /// to check that shards do not overlap.
+    lines: Option<(u64, u64)>,
+}
+
+impl Resampler {
+    /// Resampling for `metrics`; `Err` names a metric that cannot be resampled.
+    pub fn new(settings: Settings, metrics: &[Box<dyn DynMetric>]) -> Result<Resampler, String> {
+        let mut parts = Vec::new();
+        for m in metrics {
+            let width = m.vector_len().ok_or_else(|| {
+                format!(
+                    "--confidence: {} cannot be resampled (its corpus statistics are not a sum \
+                     of fixed-size integer vectors); resampling supports {}",
+                    m.key(),
+                    resampled_metrics().join(", ")
+                )
+            })?;
+            parts.push(match settings.method {
+                Method::Bootstrap => Part::Bootstrap(Vectors::new(width)),
+                Method::Streaming => Part::Streaming(Replicates::new(width, settings.samples)),
+            });
+        }
+        Ok(Resampler {
+            settings,
+            parts,
+            vector: Vec::new(),
+            lines: None,
+        })
+    }
+
+    /// Adds the segment at `index` of a batch's statistics (one entry per metric), read from
+    /// input line `line`. `Err` when a count does not fit the compact form.
+    pub fn add(
+        &mut self,
+        metrics: &[Box<dyn DynMetric>],
+        batches: &[Box<dyn Any + Send>],
+        index: usize,
+        line: u64,
+    ) -> Result<(), String> {
+        for ((m, batch), part) in metrics.iter().zip(batches).zip(&mut self.parts) {
+            let width = m.vector_len().expect("checked in new");
+            self.vector.resize(width, 0);
+            m.batch_vector(batch.as_ref(), index, &mut self.vector);
+            match part {
+                Part::Bootstrap(v) => v.push(&self.vector)?,
+                Part::Streaming(r) => r.add(self.settings.seed, line, &self.vector),
+            }
+        }
+        self.lines = Some(match self.lines {
+            None => (line, line),
+            Some((lo, hi)) => (lo.min(line), hi.max(line)),
+        });
+        Ok(())
+    }
+
+    /// The interval of metric `i`, or `None` when there is none to give: the bootstrap only
+    /// resamples at the final report (its cost grows with the corpus), and nothing resamples
+    /// an empty corpus.
+    pub fn interval(&self, metric: &dyn DynMetric, i: usize, is_final: bool) -> Option<Confidence> {
+        let score = |sums: &[u64]| metric.score_vector(sums);
+        let interval = match &self.parts[i] {
+            Part::Bootstrap(v) if is_final && !v.is_empty() => {
+                significance::bootstrap(v, self.settings.samples, self.settings.seed, &score)
+            }
+            Part::Streaming(r) if self.lines.is_some() => {
+                let mut scores = r.scores(&score);
+                Interval::from_scores(&mut scores)
+            }
+            _ => return None,
+        };
+        Some(Confidence {
+            method: self.settings.method.report_name(),
+            samples: self.settings.samples,
+            seed: self.settings.seed,
+            mean: interval.mean,
+            ci: interval.ci,
+            lower: interval.lower,
+            upper: interval.upper,
+        })
+    }
+
+    /// The resampling part of a stats document.
+    pub fn save(&self, metrics: &[Box<dyn DynMetric>]) -> Value {
+        let parts: Vec<Value> = metrics
+            .iter()
+            .zip(&self.parts)
+            .map(|(m, part)| match part {
+                Part::Bootstrap(v) => json!({"key": m.key(), "vectors": v.as_flat()}),
+                Part::Streaming(r) => json!({"key": m.key(), "replicates": r.as_flat()}),
+            })
+            .collect();
+        json!({
+            "method": self.settings.method.name(),
+            "samples": self.settings.samples,
+            "seed": self.settings.seed,
+            "lines": self.lines,
+            "metrics": parts,
+        })
+    }
+
+    /// The settings a saved resampling part was made with.
+    pub fn saved_settings(saved: &Value) -> Result<Settings, String> {
+        let method = match saved.get("method").and_then(Value::as_str) {
+            Some("bootstrap") => Method::Bootstrap,
+            Some("streaming") => Method::Streaming,
+            _ => return Err("resampling statistics without a known method".to_owned()),
+        };
+        let number = |key: &str| {
+            saved
+                .get(key)
+                .and_then(Value::as_u64)
+                .ok_or_else(|| format!("resampling statistics without \"{key}\""))
+        };
+        Ok(Settings {
+            method,
+            samples: usize::try_from(number("samples")?).map_err(|e| e.to_string())?,
+            seed: number("seed")?,
+        })
+    }
+
+    /// Adds a saved resampling part of a shard that follows everything added so far.
+    pub fn merge_saved(
+        &mut self,
+        metrics: &[Box<dyn DynMetric>],
+        saved: &Value,
+    ) -> Result<(), String> {
+        let theirs = Resampler::saved_settings(saved)?;
+        if theirs != self.settings {
+            return Err(format!(
+                "resampled with --confidence={} --confidence-n={} --seed={}, not --confidence={} \
+                 --confidence-n={} --seed={}",
+                theirs.method.name(),
+                theirs.samples,
+                theirs.seed,
+                self.settings.method.name(),
+                self.settings.samples,
+                self.settings.seed
+            ));
+        }
+        let lines: Option<(u64, u64)> = crate::metric::saved::field(saved, "lines")?;
+        if let (Method::Streaming, Some((lo, hi)), Some((mlo, mhi))) =
+            (self.settings.method, lines, self.lines)
+        {
+            if lo <= mhi && mlo <= hi {
+                return Err(format!(
+                    "lines {lo}-{hi} overlap lines {mlo}-{mhi} of an earlier document: the \
+                     streaming bootstrap keys its weights by line number, so give each shard \
+                     its own numbering with --first-line"
+                ));
+            }
+        }
+        let parts = saved
+            .get("metrics")
+            .and_then(Value::as_array)
+            .filter(|p| p.len() == metrics.len())
+            .ok_or("resampling statistics of another number of metrics")?;
+        for ((m, part), theirs) in metrics.iter().zip(&mut self.parts).zip(parts) {
+            if theirs.get("key").and_then(Value::as_str) != Some(m.key()) {
+                return Err(format!("resampling statistics without {}", m.key()));
+            }
+            match part {
+                Part::Bootstrap(v) => {
+                    let flat: Vec<u32> = crate::metric::saved::field(theirs, "vectors")?;
+                    v.extend_from(&Vectors::from_flat(v.width(), flat)?)?;
+                }
+                Part::Streaming(r) => {
+                    let flat: Vec<u64> = crate::metric::saved::field(theirs, "replicates")?;
+                    r.merge(&Replicates::from_flat(
+                        m.vector_len().unwrap_or(0),
+                        r.count(),
+                        flat,
+                    )?)?;
+                }
+            }
+        }
+        if let Some((lo, hi)) = lines {
+            self.lines = Some(match self.lines {
+                None => (lo, hi),
+                Some((mlo, mhi)) => (mlo.min(lo), mhi.max(hi)),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Every metric's report of its totals, with its confidence interval when resampling (the
+/// merger's running and final reports, and `merge`'s).
+pub fn metric_reports(
+    metrics: &[Box<dyn DynMetric>],
+    totals: &[Box<dyn Any + Send>],
+    resampler: Option<&Resampler>,
+    is_final: bool,
+    width: usize,
+) -> Vec<MetricReport> {
+    metrics
+        .iter()
+        .zip(totals)
+        .enumerate()
+        .map(|(i, (m, t))| {
+            let mut report = m.report(t.as_ref(), width);
+            if let Some(c) = resampler.and_then(|r| r.interval(m.as_ref(), i, is_final)) {
+                report.set_confidence(c, width);
+            }
+            report
+        })
+        .collect()
+}
+
+/// The metrics with a vector form, for messages.
+fn resampled_metrics() -> Vec<&'static str> {
+    vec!["bleu", "chrf", "gleu"]
+}
