@@ -46,7 +46,7 @@ use crate::util::{show_f64, Cmd, Output, BIN};
 /// `cases` cases (or `$PROPTEST_CASES`), no regression files written into the source tree (the
 /// bugs found are kept as explicit tests instead), few shrink iterations so that a failure is
 /// reported in seconds, not minutes.
-fn config(cases: u32) -> ProptestConfig {
+pub(crate) fn config(cases: u32) -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -260,7 +260,7 @@ fn line() -> impl Strategy<Value = Vec<u8>> {
 
 /// An input: lines joined by `\n` or `\r\n`, with or without a final line end (a `BString`
 /// so that a failing input is printed as escaped text).
-fn input() -> impl Strategy<Value = BString> {
+pub(crate) fn input() -> impl Strategy<Value = BString> {
     (
         prop::collection::vec((line(), any::<bool>()), 0..40),
         any::<bool>(),
@@ -603,7 +603,7 @@ fn segments_and_final(run: &Run) -> (Vec<Value>, Value) {
 }
 
 /// Segments as clean data: texts without TAB and line ends (what TSV can carry), 1–4 references.
-fn segments() -> impl Strategy<Value = (usize, Vec<(String, Vec<String>)>)> {
+pub(crate) fn segments() -> impl Strategy<Value = (usize, Vec<(String, Vec<String>)>)> {
     let clean = || {
         text_field().prop_map(|s| {
             s.chars()
@@ -628,7 +628,7 @@ fn segments() -> impl Strategy<Value = (usize, Vec<(String, Vec<String>)>)> {
     })
 }
 
-fn as_tsv(segs: &[(String, Vec<String>)]) -> Vec<u8> {
+pub(crate) fn as_tsv(segs: &[(String, Vec<String>)]) -> Vec<u8> {
     let mut out = String::new();
     for (h, refs) in segs {
         out.push_str(h);
@@ -641,7 +641,7 @@ fn as_tsv(segs: &[(String, Vec<String>)]) -> Vec<u8> {
     out.into_bytes()
 }
 
-fn as_jsonl(segs: &[(String, Vec<String>)]) -> Vec<u8> {
+pub(crate) fn as_jsonl(segs: &[(String, Vec<String>)]) -> Vec<u8> {
     let mut out = String::new();
     for (h, refs) in segs {
         out.push_str(&json!({"hyp": h, "refs": refs}).to_string());

@@ -4,6 +4,7 @@ mod cli;
 mod compare;
 mod confidence;
 mod live;
+mod merge;
 mod soak;
 
 mod differential;

@@ -3,27 +3,31 @@
 
 use std::collections::HashSet;
 use std::ffi::OsString;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
+use crossbeam_channel::{bounded, Sender};
+use serde_json::{Deserializer, Value};
 
 use crate::app::status;
 use crate::cli::{Args, FormatArg};
 use crate::input::reader::io_message;
 use crate::metric::{self, DynMetric};
 use crate::output::{diagnostic, Format, Mode, OutputStream, Sink};
-use crate::stats::{self, Merged};
+use crate::stats::Merged;
 
 const AFTER_HELP: &str = "\
 Examples:
-  parallel --pipe -k --block 16M bleu-stream --emit stats < corpus.tsv | bleu-stream merge
+  parallel --pipe -k --block 16M bleu-stream --refs 2 --emit stats < corpus.tsv | bleu-stream merge
   bleu-stream merge shard-*.json                  the corpus report of all shards
   bleu-stream merge --emit stats a.json b.json    one document again (merge merges)
 
 Documents are summed in the order given (keep the input order, e.g. parallel -k, for NIST's \
 table to come out exactly as one run builds it; sums do not depend on order). Documents whose \
-metrics, settings or format version differ are refused.
+metrics, settings or format version differ are refused. Score every shard with the same \
+options and explicit framing (--refs N, --input): by default each shard decides them from its \
+own first lines.
 
 Exit status: 0 success; 1 a FILE cannot be read or output cannot be written; 2 usage error, or \
 documents that are malformed, differ in settings or cannot be merged exactly; 3 final score \
@@ -145,7 +149,23 @@ fn finish_write(result: io::Result<()>) -> u8 {
     }
 }
 
-/// Reads and sums every document of every file, in order.
+/// What the reading thread hands to the merging one.
+enum Item {
+    /// Document `number` (from 1) of `files[file]`.
+    Doc {
+        file: usize,
+        number: usize,
+        doc: Value,
+    },
+    /// Reading stopped: exit status and message.
+    Failed(u8, String),
+    /// Every document has been read.
+    End,
+}
+
+/// Reads and sums every document of every file, in order. A thread reads and parses the
+/// documents one at a time while this one merges them (parsing is about half of the work for
+/// NIST's tables), through a short queue: a stream of many documents is never held whole.
 fn read_all(args: &MergeArgs) -> Result<Merged, (u8, String)> {
     let files = if args.files.is_empty() {
         vec!["-".to_owned()]
@@ -158,38 +178,181 @@ fn read_all(args: &MergeArgs) -> Result<Merged, (u8, String)> {
             "standard input ('-') can be read only once".to_owned(),
         ));
     }
+    let names: Vec<String> = files.iter().map(|f| display_name(f)).collect();
+    let (tx, rx) = bounded::<Item>(4);
+    // Not scoped: after an error the merge ends at once, even while the reader still waits for
+    // standard input.
+    std::thread::spawn(move || read_documents(&files, &tx));
     let mut merged: Option<Merged> = None;
-    for file in &files {
-        let (name, text) = read(file).map_err(|m| (status::IO, m))?;
-        let docs = stats::parse_documents(&text, &name).map_err(|m| (status::USAGE, m))?;
-        for (i, doc) in docs.iter().enumerate() {
-            let context = |m: String| (status::USAGE, format!("{name}: document {}: {m}", i + 1));
-            let m = match &mut merged {
-                Some(m) => m,
-                None => merged.insert(Merged::new(doc, &build).map_err(context)?),
-            };
-            m.add(doc).map_err(context)?;
-        }
+    loop {
+        let (file, number, doc) = match rx.recv() {
+            Ok(Item::Doc { file, number, doc }) => (file, number, doc),
+            Ok(Item::Failed(code, message)) => return Err((code, message)),
+            Ok(Item::End) => break,
+            Err(_) => return Err((status::IO, "reading the documents failed".to_owned())),
+        };
+        let context = |m: String| {
+            (
+                status::USAGE,
+                format!("{}: document {number}: {m}", names[file]),
+            )
+        };
+        let m = match &mut merged {
+            Some(m) => m,
+            None => merged.insert(Merged::new(&doc, &build).map_err(context)?),
+        };
+        m.add(&doc).map_err(context)?;
     }
-    merged.ok_or_else(|| {
-        (
-            status::USAGE,
-            format!("no stats documents in {}", files.join(", ")),
-        )
-    })
+    Ok(merged.expect("every file holds a document"))
 }
 
-fn read(file: &str) -> Result<(String, Vec<u8>), String> {
-    let mut text = Vec::new();
+/// `file` as messages name it.
+fn display_name(file: &str) -> String {
     if file == "-" {
-        io::stdin()
-            .lock()
-            .read_to_end(&mut text)
-            .map_err(|e| format!("<stdin>: {}", io_message(&e)))?;
-        Ok(("<stdin>".to_owned(), text))
+        "<stdin>".to_owned()
     } else {
-        let text = std::fs::read(file).map_err(|e| format!("{file}: {}", io_message(&e)))?;
-        Ok((file.to_owned(), text))
+        file.to_owned()
+    }
+}
+
+/// The reading thread: every document of every file, in order, then [`Item::End`]; stops at
+/// the first error (or when the merging thread has stopped).
+fn read_documents(files: &[String], tx: &Sender<Item>) {
+    for (index, file) in files.iter().enumerate() {
+        let name = display_name(file);
+        let sent = if file == "-" {
+            send_stream(index, &name, &mut io::stdin().lock(), tx)
+        } else {
+            match std::fs::read(file) {
+                Ok(text) => match send_documents(index, &name, &text, true, 0, tx) {
+                    Ok(Sent::Count(0)) => Err(no_documents(&name)),
+                    Ok(Sent::Count(_)) => Ok(true),
+                    Ok(_) => Ok(false),
+                    Err(e) => Err(e),
+                },
+                Err(e) => Err((status::IO, format!("{name}: {}", io_message(&e)))),
+            }
+        };
+        match sent {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err((code, message)) => {
+                let _ = tx.send(Item::Failed(code, message));
+                return;
+            }
+        }
+    }
+    let _ = tx.send(Item::End);
+}
+
+fn no_documents(name: &str) -> (u8, String) {
+    // Every `--emit stats` writes a document, even for empty input: an empty file is a shard
+    // whose run failed, and summing without it would be silently wrong.
+    (
+        status::USAGE,
+        format!("{name}: no stats documents (write them with --emit stats)"),
+    )
+}
+
+/// What [`send_documents`] did with a piece of text.
+enum Sent {
+    /// Sent this many documents (the piece ended with white space, or at the end of input).
+    Count(usize),
+    /// Sent this many documents; the rest, from byte `.1`, is the start of another.
+    Partial(usize, usize),
+    /// The merging thread is gone.
+    Stopped,
+}
+
+/// Parses and sends the documents of `text`, numbered after `before`; `last`: `text` ends the
+/// input, so a document cut short is invalid JSON rather than [`Sent::Partial`].
+fn send_documents(
+    file: usize,
+    name: &str,
+    text: &[u8],
+    last: bool,
+    before: usize,
+    tx: &Sender<Item>,
+) -> Result<Sent, (u8, String)> {
+    let mut docs = Deserializer::from_slice(text).into_iter::<Value>();
+    let mut number = before;
+    loop {
+        let start = docs.byte_offset();
+        match docs.next() {
+            None => return Ok(Sent::Count(number - before)),
+            Some(Ok(doc)) => {
+                number += 1;
+                if tx.send(Item::Doc { file, number, doc }).is_err() {
+                    return Ok(Sent::Stopped);
+                }
+            }
+            Some(Err(e)) if e.is_eof() && !last => {
+                return Ok(Sent::Partial(number - before, start))
+            }
+            Some(Err(e)) => {
+                return Err((
+                    status::USAGE,
+                    format!("{name}: document {}: invalid JSON: {e}", number + 1),
+                ))
+            }
+        }
+    }
+}
+
+/// Sends the documents of a stream as they arrive, holding at most about one document's text
+/// and a read block (a stream of a thousand shards' documents is never held whole). `Ok(false)`
+/// when the merging thread is gone.
+fn send_stream(
+    file: usize,
+    name: &str,
+    input: &mut dyn io::Read,
+    tx: &Sender<Item>,
+) -> Result<bool, (u8, String)> {
+    const BLOCK: usize = 1 << 20;
+    let mut buf: Vec<u8> = Vec::with_capacity(2 * BLOCK);
+    let mut sent = 0;
+    // A document cut by the end of the buffer is parsed again from its start once the buffer
+    // has doubled, so that a huge document costs linear time.
+    let mut retry_at = 0;
+    loop {
+        // Fill a block (a pipe hands over 64 KiB at a time) or reach the end.
+        let mut len = buf.len();
+        buf.resize(len + BLOCK, 0);
+        let mut last = false;
+        while len < buf.len() {
+            match input.read(&mut buf[len..]) {
+                Ok(0) => {
+                    last = true;
+                    break;
+                }
+                Ok(n) => len += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err((status::IO, format!("{name}: {}", io_message(&e)))),
+            }
+        }
+        buf.truncate(len);
+        if !last && buf.len() < retry_at {
+            continue;
+        }
+        match send_documents(file, name, &buf, last, sent, tx)? {
+            Sent::Count(k) => {
+                sent += k;
+                buf.clear();
+            }
+            Sent::Partial(k, rest) => {
+                sent += k;
+                buf.drain(..rest);
+                retry_at = 2 * buf.len();
+            }
+            Sent::Stopped => return Ok(false),
+        }
+        if last {
+            return if sent == 0 {
+                Err(no_documents(name))
+            } else {
+                Ok(true)
+            };
+        }
     }
 }
 
