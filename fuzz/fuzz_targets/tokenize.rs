@@ -5,13 +5,13 @@
 //! Besides "no panic", checks what every caller relies on: tokens are non-empty and contain no
 //! white space of the splitting language (Python `str.split()`, Perl `split`); reusing a worker's
 //! scratch buffers after another line gives the same tokens as fresh buffers; `char` yields one
-//! token per non-space code point.
+//! token per non-space code point; the fast whitespace splitters equal the plain ones.
 
 #![no_main]
 
 use bleu_stream::tokenize::mteval::{is_perl_whitespace, MtevalScratch, MtevalTokenizer};
-use bleu_stream::tokenize::{Scratch, Tokenizer, Tokens};
-use bleu_stream::unicode::{is_py_whitespace, py_rstrip};
+use bleu_stream::tokenize::{AsciiSpace, Scratch, Tokenizer, Tokens};
+use bleu_stream::unicode::{is_py_whitespace, py_rstrip, py_split};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -55,6 +55,24 @@ fuzz_target!(|data: &[u8]| {
 
     let mut scratch = Scratch::default();
     let _ = Tokenizer::mteval_13a(&text, &mut scratch);
+
+    // The eight-bytes-at-a-time splitters against the plain ones: Python `str.split()`, and
+    // multi-bleu.perl's byte split at ASCII white space.
+    let mut tokens = Tokens::default();
+    tokens.extend_split(previous);
+    tokens.clear();
+    tokens.extend_split(&text);
+    assert_eq!(
+        tokens.iter().collect::<Vec<_>>(),
+        py_split(&text).collect::<Vec<_>>()
+    );
+    tokens.clear();
+    tokens.extend_split_ascii(&text, AsciiSpace::Perl);
+    let perl: Vec<&str> = text
+        .split(|c| matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r'))
+        .filter(|t| !t.is_empty())
+        .collect();
+    assert_eq!(tokens.iter().collect::<Vec<_>>(), perl, "multi-bleu split");
 
     for bits in 0..8u8 {
         let m = MtevalTokenizer {

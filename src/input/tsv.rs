@@ -9,7 +9,17 @@ use std::borrow::Cow;
 use super::{decode, Refs, Segment, Utf8Policy};
 
 pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, String> {
-    let nfields = memchr::memchr_iter(b'\t', line).count() + 1;
+    // One pass for the TABs, one validation of the whole line: on a valid line every field is a
+    // valid `str` too (TAB is ASCII). Only a line with invalid UTF-8 is decoded field by field,
+    // for the message naming the field (or for lossy replacement).
+    let first_tab = memchr::memchr(b'\t', line);
+    let nfields = match first_tab {
+        None => 1,
+        Some(tab) => match memchr::memchr(b'\t', &line[tab + 1..]) {
+            None => 2,
+            Some(next) => 3 + memchr::memchr_iter(b'\t', &line[tab + next + 2..]).count(),
+        },
+    };
     match refs {
         Refs::Exactly(n) if nfields != n + 1 => {
             return Err(format!(
@@ -30,6 +40,20 @@ pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, S
             return Err("no TAB: expected hypothesis<TAB>reference[<TAB>reference…]".to_owned())
         }
         _ => {}
+    }
+    if let (Ok(text), Some(tab)) = (std::str::from_utf8(line), first_tab) {
+        let hyp = Cow::Borrowed(&text[..tab]);
+        let rest = &text[tab + 1..];
+        let refs = if nfields == 2 {
+            vec![Cow::Borrowed(rest)]
+        } else {
+            rest.split('\t').map(Cow::Borrowed).collect()
+        };
+        return Ok(Segment {
+            hyp,
+            refs,
+            id: None,
+        });
     }
     let mut fields = line.split(|&b| b == b'\t');
     let hyp =
@@ -85,6 +109,21 @@ mod tests {
             .unwrap_err()
             .starts_with("no TAB"));
         assert!(frame(b"h\tr\tx", Refs::Any, Utf8Policy::Error).is_ok());
+    }
+
+    #[test]
+    fn valid_lines_borrow_every_field() {
+        // The one-pass path for valid UTF-8 and the field-by-field one give the same segment.
+        for line in [&b"h\tr"[..], b"h\t\t", b"\xc3\xa9\tr1\tr\xc3\xa92\t"] {
+            let seg = frame(line, Refs::Any, Utf8Policy::Error).unwrap();
+            let fields: Vec<&str> = std::str::from_utf8(line).unwrap().split('\t').collect();
+            assert_eq!(seg.hyp, fields[0]);
+            assert_eq!(seg.refs, fields[1..]);
+            assert!(matches!(seg.hyp, Cow::Borrowed(_)));
+            assert!(seg.refs.iter().all(|r| matches!(r, Cow::Borrowed(_))));
+        }
+        let seg = frame(b"h\tr\xff\tok", Refs::Any, Utf8Policy::Lossy).unwrap();
+        assert_eq!(seg.refs, ["r\u{fffd}", "ok"]);
     }
 
     #[test]

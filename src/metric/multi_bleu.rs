@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 use super::{write_json_f64, Metric, MetricReport};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
-use crate::tokenize::{Scratch, Tokenizer, Tokens};
+use crate::tokenize::{AsciiSpace, Scratch, Tokenizer, Tokens};
 use crate::unicode::py_lower_into;
 
 /// Which script.
@@ -163,27 +163,10 @@ pub struct MultiBleuWorkspace {
 }
 
 /// `multi-bleu.perl` splits on `\s+` of a byte string: ASCII space, `\t`, `\n`, `\v`, `\f`, `\r`
-/// (NBSP and every other non-ASCII space stay inside tokens).
-fn is_ascii_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
-}
-
+/// (NBSP and every other non-ASCII space stay inside tokens). An ASCII byte is never part of a
+/// multi-byte character, so every cut is on a character boundary.
 fn split_ascii(s: &str, out: &mut Tokens) {
-    // Byte scan: an ASCII byte is never part of a multi-byte character, so every cut is on a
-    // character boundary.
-    let mut start = None;
-    for (i, &b) in s.as_bytes().iter().enumerate() {
-        if is_ascii_space(b) {
-            if let Some(from) = start.take() {
-                out.push(&s[from..i]);
-            }
-        } else if start.is_none() {
-            start = Some(i);
-        }
-    }
-    if let Some(from) = start {
-        out.push(&s[from..]);
-    }
+    out.extend_split_ascii(s, AsciiSpace::Perl);
 }
 
 /// Perl `\s` on a character string: Unicode White_Space, which is exactly what

@@ -792,31 +792,11 @@ pub fn brevity_penalty(closest_ref_len: u64, hyp_len: u64) -> Result<PyValue, Py
     })
 }
 
-/// Python `str.split()` into `out`. An all-ASCII line (the common case, checked 16 bytes at a
-/// time) is cut with a byte test — CPython's ASCII whitespace is 0x09–0x0D, 0x1C–0x1F and 0x20 —
-/// and anything else goes through the full Unicode splitter.
+/// Python `str.split()` into `out` ([`Tokens::extend_split`] cuts at ASCII whitespace eight
+/// bytes at a time and falls back to the Unicode splitter only for lines with non-ASCII
+/// whitespace).
 fn split_py(text: &str, out: &mut Tokens) {
-    if !text.is_ascii() {
-        out.extend_split(text);
-        return;
-    }
-    const fn is_space(b: u8) -> bool {
-        matches!(b, 0x09..=0x0d | 0x1c..=0x20)
-    }
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        while i < bytes.len() && is_space(bytes[i]) {
-            i += 1;
-        }
-        let start = i;
-        while i < bytes.len() && !is_space(bytes[i]) {
-            i += 1;
-        }
-        if i > start {
-            out.push(&text[start..i]);
-        }
-    }
+    out.extend_split(text);
 }
 
 /// `p == 0` in Python: exact for ints and fractions, IEEE for floats (NaN is not 0).

@@ -9,10 +9,13 @@ mod char_level;
 mod intl;
 pub mod mteval;
 mod regexp;
+pub mod split;
 mod t13a;
 mod zh;
 
-use crate::unicode::{py_lower_into, py_rstrip, py_split};
+pub use split::AsciiSpace;
+
+use crate::unicode::{has_non_ascii_py_whitespace, py_lower_into, py_rstrip, py_split};
 
 /// One of sacreBLEU's BLEU tokenizers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -110,53 +113,172 @@ struct Buffers {
     b: Vec<u8>,
 }
 
-/// A token sequence: the tokens' text stored back to back, and their spans.
+/// A token sequence: the tokens' text and the byte span of each token in it.
+///
+/// Spans rather than tokens stored back to back, so that a whitespace split copies its line once
+/// instead of once per token. `bounds[..2 * len]` holds start, end, start, end, …; the buffer is
+/// kept longer than that (see [`split::split_bounds`], which writes ahead). Once anything has
+/// been appended, `text` starts and ends with 8 NUL bytes (`PAD`) that belong to no token, so
+/// that 8 bytes can be loaded at any token's start and before any token's end ([`Tokens::key`]).
 #[derive(Default, Debug, Clone)]
 pub struct Tokens {
     text: String,
-    ends: Vec<u32>,
+    bounds: Vec<u32>,
+    /// Number of valid entries of `bounds` (twice the number of tokens).
+    used: usize,
 }
+
+/// Bytes of padding at each end of [`Tokens::text`] (none while it is empty).
+const PAD: usize = 8;
+
+/// What identifies a token cheaply: its first 8 bytes and, if it is longer than 8 bytes, its
+/// last 8 (else 0), as little-endian words of the zero-padded bytes, and its length. Two tokens
+/// of at most [`TokenKey::EXACT`] bytes are equal exactly when their keys are; longer ones also
+/// need their bytes compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokenKey {
+    pub head: u64,
+    pub tail: u64,
+    pub len: u32,
+}
+
+impl TokenKey {
+    /// Tokens up to this many bytes are identified by their key alone.
+    pub const EXACT: u32 = 16;
+}
+
+/// `HEAD_MASK[n]`: the mask of the low `n` bytes of a word.
+const HEAD_MASK: [u64; 9] = [
+    0,
+    0xFF,
+    0xFFFF,
+    0xFF_FFFF,
+    0xFFFF_FFFF,
+    0xFF_FFFF_FFFF,
+    0xFFFF_FFFF_FFFF,
+    0xFF_FFFF_FFFF_FFFF,
+    u64::MAX,
+];
 
 impl Tokens {
     /// Removes all tokens, keeping the allocations.
     pub fn clear(&mut self) {
         self.text.clear();
-        self.ends.clear();
+        self.used = 0;
     }
 
     /// Number of tokens.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.used / 2
     }
 
     /// True when there is no token.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.used == 0
+    }
+
+    /// Appends `s` to the text (between the paddings); returns its offset. Panics past 4 GiB
+    /// (spans are `u32`).
+    fn append_text(&mut self, s: &str) -> u32 {
+        if self.text.is_empty() {
+            self.text.push_str("\0\0\0\0\0\0\0\0");
+        } else {
+            self.text.truncate(self.text.len() - PAD);
+        }
+        let base = self.text.len();
+        self.text.push_str(s);
+        self.text.push_str("\0\0\0\0\0\0\0\0");
+        assert!(
+            u32::try_from(self.text.len()).is_ok(),
+            "segment text over 4 GiB"
+        );
+        base as u32
+    }
+
+    /// Makes room for `extra` more entries of `bounds` (past `used`).
+    fn reserve_bounds(&mut self, extra: usize) {
+        let need = self.used + extra;
+        if self.bounds.len() < need {
+            self.bounds.resize(need.max(2 * self.bounds.len()), 0);
+        }
     }
 
     /// Appends one token (must be non-empty and free of whitespace to mean anything).
     pub fn push(&mut self, token: &str) {
-        self.text.push_str(token);
-        self.ends
-            .push(u32::try_from(self.text.len()).expect("segment text over 4 GiB"));
+        let start = self.append_text(token);
+        self.reserve_bounds(2);
+        self.bounds[self.used] = start;
+        self.bounds[self.used + 1] = start + token.len() as u32;
+        self.used += 2;
     }
 
     /// Appends the tokens of Python's `s.split()`.
     pub fn extend_split(&mut self, s: &str) {
-        for token in py_split(s) {
-            self.push(token);
+        if !s.is_ascii() && has_non_ascii_py_whitespace(s) {
+            // U+00A0 and friends separate tokens too: the general splitter (rare).
+            for token in py_split(s) {
+                self.push(token);
+            }
+            return;
         }
+        self.extend_split_ascii(s, AsciiSpace::Python);
+    }
+
+    /// Appends the maximal runs of `s` free of the ASCII white space `set` (non-ASCII
+    /// characters never separate tokens here).
+    pub fn extend_split_ascii(&mut self, s: &str, set: AsciiSpace) {
+        let base = self.append_text(s);
+        self.reserve_bounds(s.len() + 16);
+        self.used = split::split_bounds(s.as_bytes(), set, base, &mut self.bounds, self.used);
+    }
+
+    fn span(&self, i: usize) -> (usize, usize) {
+        assert!(2 * i < self.used, "token {i} of {}", self.len());
+        (self.bounds[2 * i] as usize, self.bounds[2 * i + 1] as usize)
     }
 
     /// Token `i`.
     pub fn get(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.text[start..self.ends[i] as usize]
+        let (start, end) = self.span(i);
+        &self.text[start..end]
+    }
+
+    /// Token `i` as bytes (no character-boundary checks: for hashing and comparing).
+    pub fn get_bytes(&self, i: usize) -> &[u8] {
+        let (start, end) = self.span(i);
+        &self.text.as_bytes()[start..end]
     }
 
     /// The tokens in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        (0..self.ends.len()).map(move |i| self.get(i))
+        (0..self.len()).map(move |i| self.get(i))
+    }
+
+    /// Token `i` with its [`TokenKey`]: two 8-byte loads thanks to the padding, and masks
+    /// instead of branches on the length.
+    #[inline(always)]
+    pub fn key(&self, i: usize) -> (TokenKey, &[u8]) {
+        let text = self.text.as_bytes();
+        let (start, end) = (self.bounds[2 * i] as usize, self.bounds[2 * i + 1] as usize);
+        let token = &text[start..end];
+        let len = token.len();
+        let head = u64::from_le_bytes(text[start..start + 8].try_into().expect("8 bytes"));
+        let tail = u64::from_le_bytes(text[end - 8..end].try_into().expect("8 bytes"));
+        let key = TokenKey {
+            head: head & HEAD_MASK[len.min(8)],
+            // `black_box`: a mask, not a branch on the length (as good as random).
+            tail: tail & std::hint::black_box(u64::from(len > 8).wrapping_neg()),
+            len: len as u32,
+        };
+        (key, token)
+    }
+
+    /// The tokens in order, as bytes.
+    pub fn iter_bytes(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+        let text = self.text.as_bytes();
+        self.bounds[..self.used]
+            .chunks_exact(2)
+            .map(move |p| &text[p[0] as usize..p[1] as usize])
     }
 }
 
@@ -166,6 +288,92 @@ mod tests {
 
     fn toks(t: Tokenizer, s: &str) -> Vec<String> {
         t.bleu_tokens(s, false)
+    }
+
+    #[test]
+    fn extend_split_is_python_split() {
+        // The eight-byte splitter with its Unicode fallback against the reference splitter, on
+        // lines of every length around the word size, with ASCII, control and Unicode spaces.
+        let pieces = [
+            "a",
+            "bb",
+            " ",
+            "  ",
+            "\t",
+            "\x0b",
+            "\x1c",
+            "\x1f",
+            "\r",
+            "\u{a0}",
+            "\u{2003}",
+            "\u{3000}",
+            "\u{85}",
+            "é",
+            "“",
+            "日本",
+            "\0",
+            "x\u{200b}y",
+            "abcdefgh",
+        ];
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut tokens = Tokens::default();
+        for len in 0..400 {
+            let line: String = (0..len % 40)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    pieces[(x % pieces.len() as u64) as usize]
+                })
+                .collect();
+            tokens.clear();
+            tokens.extend_split(&line);
+            let expected: Vec<&str> = py_split(&line).collect();
+            assert_eq!(tokens.iter().collect::<Vec<_>>(), expected, "{line:?}");
+            // Appending to a non-empty sequence, and the byte view.
+            tokens.extend_split(&line);
+            assert_eq!(tokens.len(), 2 * expected.len());
+            for (i, t) in tokens.iter_bytes().enumerate() {
+                assert_eq!(t, expected[i % expected.len().max(1)].as_bytes());
+            }
+        }
+    }
+
+    #[test]
+    fn token_keys_identify_short_tokens() {
+        let mut t = Tokens::default();
+        let words = [
+            "",
+            "a",
+            "a\0",
+            "\0a",
+            "ab",
+            "abcdefgh",
+            "abcdefgh\0",
+            "abcdefghi",
+            "bbcdefghi",
+            "abcdefghijklmnop",
+            "abcdefghijklmnoq",
+            "Abcdefghijklmnop",
+            "abcdefghijklmnopq",
+        ];
+        for w in words {
+            t.push(w);
+        }
+        t.extend_split("abcdefghi ab");
+        for i in 0..t.len() {
+            let (key, bytes) = t.key(i);
+            assert_eq!(bytes, t.get_bytes(i));
+            assert_eq!(key.len as usize, bytes.len());
+            for j in 0..t.len() {
+                let (other, other_bytes) = t.key(j);
+                if bytes.len() <= TokenKey::EXACT as usize {
+                    assert_eq!(key == other, bytes == other_bytes, "{i} {j}");
+                } else if bytes == other_bytes {
+                    assert_eq!(key, other);
+                }
+            }
+        }
     }
 
     #[test]

@@ -195,6 +195,18 @@ pub fn py_lower(s: &str) -> String {
     out
 }
 
+/// True when `s` holds a whitespace character outside ASCII (U+0085, U+00A0, U+2000, …): only
+/// then does `str.split()` cut `s` anywhere a split at ASCII whitespace does not.
+#[must_use]
+pub fn has_non_ascii_py_whitespace(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    // Only the lead bytes 0xC2, 0xE1, 0xE2 and 0xE3 can start one (SIMD searches for them);
+    // they are char boundaries, so `s[i..]` cannot panic.
+    let is_space_at = |i: usize| s[i..].chars().next().is_some_and(is_py_whitespace);
+    memchr::memchr3_iter(0xC2, 0xE2, 0xE3, bytes).any(is_space_at)
+        || memchr::memchr_iter(0xE1, bytes).any(is_space_at)
+}
+
 /// Byte offset of the first CPython whitespace character in `s` (or `s.len()`).
 ///
 /// Works on bytes: ASCII whitespace is decided from the byte alone, and only the few UTF-8
@@ -300,6 +312,25 @@ mod tests {
 
     fn ch(cp: u32) -> char {
         char::from_u32(cp).unwrap()
+    }
+
+    #[test]
+    fn non_ascii_whitespace_is_found_exactly() {
+        // Every code point, alone and between letters: found exactly when it is whitespace
+        // outside ASCII.
+        for cp in 0..=0x10FFFFu32 {
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            let expected = !c.is_ascii() && is_py_whitespace(c);
+            assert_eq!(
+                has_non_ascii_py_whitespace(&format!("a{c}b")),
+                expected,
+                "U+{cp:04X}"
+            );
+        }
+        assert!(!has_non_ascii_py_whitespace("“quoted” — é\t x"));
+        assert!(has_non_ascii_py_whitespace("“quoted”\u{a0}x"));
     }
 
     #[test]
