@@ -412,7 +412,8 @@ impl<S: Slot> Table<S> {
     /// The slot a probe for `hash` starts at (`None` before the first insertion).
     #[inline]
     fn first(&self, hash: u64) -> Option<&S> {
-        self.slots.get((hash >> self.shift) as usize)
+        // Without slots `shift` is 64, which `>>` does not take (a panic in debug builds).
+        self.slots.get(hash.checked_shr(self.shift)? as usize)
     }
 
     /// The id of the live slot for which `eq` holds, or the index of the free slot where it
@@ -811,6 +812,18 @@ mod tests {
         assert_eq!(overlap(&[0, 0, 1, ABSENT], &[0, 1, 1, 2], &mut count), 2);
         assert_eq!(overlap(&[0, 0], &[0, 0, 0], &mut count), 2);
         assert_eq!(count, [0, 0, 0, 0]);
+    }
+
+    /// Regression: a look-up in an index without references (no slots, shift 64) overflowed
+    /// the shift in debug builds.
+    #[test]
+    fn lookup_in_an_empty_index() {
+        let mut index = NgramIndex::default();
+        let mut h = NgramIds::default();
+        index.clear();
+        index.index(&tokens(""), 4, &mut NgramIds::default());
+        index.lookup(&tokens("x y"), 2, &mut h);
+        assert_eq!(h.order(1), [ABSENT, ABSENT]);
     }
 
     #[test]
