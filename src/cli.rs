@@ -519,10 +519,11 @@ impl Args {
         let mut flags = Vec::new();
         match key {
             "bleu" => {
-                // Only when given: without it nltk-bleu and gleu split on white space alone,
-                // so an explicit 13a would change them when `merge` rebuilds the metrics.
-                if let Some(t) = &self.tokenize {
-                    opt("tokenize", t);
+                // Not the default 13a, so that `-t 13a` and no -t (the same BLEU) merge. Not
+                // written as 13a either: without -t, nltk-bleu and gleu split on white space
+                // alone, and an explicit 13a would change them when `merge` rebuilds them.
+                if let Some(t) = self.tokenize.as_deref().filter(|&t| t != "13a") {
+                    opt("tokenize", &t);
                 }
                 opt("smooth-method", &self.smooth_method);
                 if let Some(v) = self.smooth_value {

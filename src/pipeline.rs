@@ -18,7 +18,7 @@ use crossbeam_channel::{bounded, never, select, tick, Receiver, Sender, TryRecvE
 
 use crate::confidence::Resampler;
 use crate::input::reader::{self, Batch, Plan, ReaderState};
-use crate::input::{frame, Utf8Policy};
+use crate::input::{frame, Framing, Utf8Policy};
 use crate::metric::DynMetric;
 use crate::output::{diagnostic, CorpusReport, Format, RowWriter, Sink};
 use crate::signals::Event;
@@ -100,6 +100,8 @@ struct Done {
     stats: Vec<Box<dyn Any + Send>>,
     fatal: Option<String>,
     restart: Option<String>,
+    /// How the batch was framed (the reader's framing when it sent the batch).
+    framing: Framing,
 }
 
 /// Runs the pipeline over `plan`, writing to `sink`. Returns when the input is exhausted, has
@@ -170,6 +172,7 @@ fn work(
             stats: metrics.iter().map(|m| m.new_batch(n)).collect(),
             fatal: batch.fatal.take(),
             restart: batch.restart.take(),
+            framing,
         };
         let mut fields = Vec::new();
         let mut notes = Vec::new();
@@ -217,6 +220,8 @@ struct Merger<'a> {
     totals: Vec<Box<dyn Any + Send>>,
     /// `--confidence`: resampling state kept next to the totals.
     resampler: Option<Resampler>,
+    /// The framing the input was read with, once a line has decided it (stats documents).
+    framing: Option<serde_json::Value>,
     segments: u64,
     bad_lines: u64,
     input_error: Option<String>,
@@ -235,6 +240,7 @@ impl<'a> Merger<'a> {
             settings,
             totals: metrics.iter().map(|m| m.new_totals()).collect(),
             resampler,
+            framing: None,
             segments: 0,
             bad_lines: 0,
             input_error: None,
@@ -333,6 +339,9 @@ impl<'a> Merger<'a> {
     /// Writes one batch's rows in order, accumulating statistics and writing due reports.
     /// Returns false when the run must stop.
     fn process(&mut self, done: Done, sink: &mut Sink) -> io::Result<bool> {
+        if self.framing.is_none() {
+            self.framing = done.framing.record();
+        }
         let mut bad = done.bad.iter().peekable();
         let mut notes = done.notes.iter().peekable();
         let mut good = 0usize;
@@ -421,16 +430,21 @@ impl<'a> Merger<'a> {
         let report = self.report(true, sink.width);
         sink.report(&report)?;
         let mut stats_error = None;
-        if let Some(options) = &self.settings.emit_stats {
-            match crate::stats::document(
-                self.metrics,
-                &self.totals,
+        // A failed run (a read error, --on-error fail) writes no statistics: merged with the
+        // other shards' they would be silently incomplete. A run stopped by a signal has read
+        // a whole input, as at end of file.
+        let failed = self.input_error.is_some() || self.failed_on_bad_line;
+        if let (Some(options), false) = (&self.settings.emit_stats, failed) {
+            let sums = crate::stats::Sums {
+                metrics: self.metrics,
+                totals: &self.totals,
                 options,
-                self.segments,
-                self.bad_lines,
-                self.resampler.as_ref(),
-                sink.width,
-            ) {
+                framing: self.framing.as_ref(),
+                segments: self.segments,
+                bad_lines: self.bad_lines,
+                resampler: self.resampler.as_ref(),
+            };
+            match sums.document(sink.width) {
                 Ok(doc) => {
                     serde_json::to_writer(&mut sink.out, &doc)?;
                     sink.out.write_all(b"\n")?;

@@ -35,54 +35,64 @@ pub const VERSION: u64 = 1;
 /// The tool that wrote a document (informational).
 const TOOL: &str = concat!("bleu-stream ", env!("CARGO_PKG_VERSION"));
 
-/// Everything a run has summed, as a stats document. `Err` when a metric's totals cannot be
-/// merged exactly ([`DynMetric::totals_refusal`]).
-pub fn document(
-    metrics: &[Box<dyn DynMetric>],
-    totals: &[Box<dyn Any + Send>],
-    options: &[Vec<String>],
-    segments: u64,
-    bad_lines: u64,
-    resampler: Option<&Resampler>,
-    width: usize,
-) -> Result<Map<String, Value>, String> {
-    let mut parts = Vec::with_capacity(metrics.len());
-    for ((m, t), opts) in metrics.iter().zip(totals).zip(options) {
-        if let Some(why) = m.totals_refusal(t.as_ref()) {
-            return Err(format!("cannot emit mergeable statistics: {why}"));
-        }
-        parts.push(json!({
-            "key": m.key(),
-            "options": opts,
-            "signature": m.report(t.as_ref(), width).signature,
-            "stats": m.save_totals(t.as_ref()),
-        }));
-    }
-    let mut doc = Map::new();
-    doc.insert("format".into(), Value::from(FORMAT));
-    doc.insert("version".into(), Value::from(VERSION));
-    doc.insert("tool".into(), Value::from(TOOL));
-    doc.insert("segments".into(), Value::from(segments));
-    doc.insert("bad_lines".into(), Value::from(bad_lines));
-    doc.insert("metrics".into(), Value::from(parts));
-    if let Some(r) = resampler {
-        doc.insert("resampling".into(), r.save(metrics));
-    }
-    Ok(doc)
+/// What a run (or a merge) has summed: the contents of a stats document.
+pub struct Sums<'a> {
+    pub metrics: &'a [Box<dyn DynMetric>],
+    pub totals: &'a [Box<dyn Any + Send>],
+    /// Per metric, its canonical options.
+    pub options: &'a [Vec<String>],
+    /// The framing the lines were read with ([`crate::input::Framing::record`]).
+    pub framing: Option<&'a Value>,
+    pub segments: u64,
+    pub bad_lines: u64,
+    pub resampler: Option<&'a Resampler>,
 }
 
-/// Reads every document of `text`: JSON Lines, or JSON values separated by any white space.
-/// `name` names the input in messages.
-pub fn parse_documents(text: &[u8], name: &str) -> Result<Vec<Value>, String> {
-    let mut docs = Vec::new();
-    for (i, doc) in serde_json::Deserializer::from_slice(text)
-        .into_iter::<Value>()
-        .enumerate()
-    {
-        let doc = doc.map_err(|e| format!("{name}: document {}: invalid JSON: {e}", i + 1))?;
-        docs.push(doc);
+impl Sums<'_> {
+    /// The stats document. `Err` when a metric's totals cannot be merged exactly
+    /// ([`DynMetric::totals_refusal`]).
+    pub fn document(&self, width: usize) -> Result<Map<String, Value>, String> {
+        let mut parts = Vec::with_capacity(self.metrics.len());
+        for ((m, t), opts) in self.metrics.iter().zip(self.totals).zip(self.options) {
+            if let Some(why) = m.totals_refusal(t.as_ref()) {
+                return Err(format!("cannot emit mergeable statistics: {why}"));
+            }
+            parts.push(json!({
+                "key": m.key(),
+                "options": opts,
+                "signature": m.report(t.as_ref(), width).signature,
+                "stats": m.save_totals(t.as_ref()),
+            }));
+        }
+        let mut doc = Map::new();
+        doc.insert("format".into(), Value::from(FORMAT));
+        doc.insert("version".into(), Value::from(VERSION));
+        doc.insert("tool".into(), Value::from(TOOL));
+        doc.insert(
+            "framing".into(),
+            self.framing.cloned().unwrap_or(Value::Null),
+        );
+        doc.insert("segments".into(), Value::from(self.segments));
+        doc.insert("bad_lines".into(), Value::from(self.bad_lines));
+        doc.insert("metrics".into(), Value::from(parts));
+        if let Some(r) = self.resampler {
+            doc.insert("resampling".into(), r.save(self.metrics));
+        }
+        Ok(doc)
     }
-    Ok(docs)
+}
+
+/// `TSV with 2 references`, for messages.
+fn describe_framing(f: &Value) -> String {
+    let input = f.get("input").and_then(Value::as_str).unwrap_or("?");
+    match f.get("refs") {
+        Some(Value::Number(n)) => format!(
+            "{input} with {n} reference{}",
+            if n.as_u64() == Some(1) { "" } else { "s" }
+        ),
+        Some(Value::String(s)) if s == "any" => format!("{input} with any number of references"),
+        _ => input.to_owned(),
+    }
 }
 
 /// The header of a document, checked.
@@ -161,6 +171,8 @@ pub struct Merged {
     pub documents: usize,
     /// The documents' resampling parts (`--confidence`), merged.
     pub resampler: Option<Resampler>,
+    /// The framing every document was read with (`None`: no document's lines decided one).
+    pub framing: Option<Value>,
 }
 
 impl Merged {
@@ -180,6 +192,7 @@ impl Merged {
         };
         Ok(Merged {
             resampler,
+            framing: None,
             keys,
             options: h.options,
             metrics,
@@ -214,6 +227,19 @@ impl Merged {
                     differ.join(" ")
                 ));
             }
+        }
+        match (&self.framing, doc.get("framing").filter(|f| !f.is_null())) {
+            (Some(mine), Some(theirs)) if mine != theirs => {
+                return Err(format!(
+                    "its input was framed as {}, the earlier documents' as {}; one run over \
+                     the whole input frames every line alike (give every shard explicit \
+                     --input and --refs)",
+                    describe_framing(theirs),
+                    describe_framing(mine)
+                ))
+            }
+            (None, Some(theirs)) => self.framing = Some(theirs.clone()),
+            _ => {}
         }
         match (&mut self.resampler, doc.get("resampling")) {
             (None, None) => {}
@@ -268,14 +294,15 @@ impl Merged {
 
     /// The merged statistics as one document (tree-shaped merges: merge the merges).
     pub fn document(&self, width: usize) -> Result<Map<String, Value>, String> {
-        document(
-            &self.metrics,
-            &self.totals,
-            &self.options,
-            self.segments,
-            self.bad_lines,
-            self.resampler.as_ref(),
-            width,
-        )
+        Sums {
+            metrics: &self.metrics,
+            totals: &self.totals,
+            options: &self.options,
+            framing: self.framing.as_ref(),
+            segments: self.segments,
+            bad_lines: self.bad_lines,
+            resampler: self.resampler.as_ref(),
+        }
+        .document(width)
     }
 }

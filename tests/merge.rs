@@ -803,30 +803,74 @@ fn merge_reads_streams_of_documents_across_read_blocks() {
     );
 }
 
-/// Known defect (found by these tests, not fixed here): with the default framing, each shard
-/// infers `--refs` from its own first line with a TAB, and `--input auto` from its own first
-/// line. A shard that starts at a bad line with a TAB too many (a TAB inside a sentence, as in
-/// WMT22 uk-en reference A), or at a TSV line starting with `{`, frames all its lines
-/// differently from one run: its good lines become bad lines, and the merged score silently
-/// differs. Explicit `--refs N` and `--input tsv|jsonl` avoid it (the README says so); a fix
-/// would record the framing a shard used in its document so that merge refuses a mismatch, or
-/// make `--emit stats` require explicit framing. Remove `#[ignore]` with the fix.
+/// Regression: with the default framing, each shard infers `--refs` from its own first line
+/// with a TAB and `--input auto` from its own first line. A shard that starts at a bad line with
+/// a TAB too many (a TAB inside a sentence, as in WMT22 uk-en reference A), or at a TSV line
+/// starting with `{`, frames its lines differently from one run, and the merged score used to
+/// differ silently. Documents now record the framing used and merge refuses a mismatch; with
+/// explicit `--input` and `--refs` the same splits merge exactly.
 #[test]
-#[ignore = "known defect: shards infer --refs and --input auto from their own first lines"]
-fn default_framing_of_shards_equals_one_run() {
+fn shards_framed_differently_are_refused() {
     for input in [
         // One run: --refs 1 from line 1, line 2 is bad (a TAB inside the reference). A shard
-        // starting at line 2 infers --refs 2 and makes line 3 bad instead.
+        // starting at line 2 infers --refs 2 and would make line 3 bad instead.
         &b"a b\ta b\na\tb\tc\nx y\tx y\n"[..],
-        // One run: TSV. A shard starting at line 2 reads JSON Lines: every line is bad.
+        // One run: TSV. A shard starting at line 2 would read JSON Lines: every line bad.
         b"a b\ta b\n{x} y\t{x} y\nc d\tc d\n",
     ] {
-        let c = Corpus::new("default framing", split_keeping_ends(input), &[]);
+        let lines = split_keeping_ends(input);
+        let mut docs = Vec::new();
+        for part in [&lines[..1], &lines[1..]] {
+            let emit = run(&strings(&["--emit", "stats"]), part.concat());
+            assert_eq!(emit.code, Some(0), "{}", emit.describe());
+            docs.extend_from_slice(&emit.stdout);
+        }
+        let merged = Cmd::new().arg("merge").stdin(docs).run();
+        assert_refused(
+            &merged,
+            2,
+            &["document 2", "framed as", "--input and --refs"],
+        );
+
+        let c = Corpus::new(
+            "explicit framing",
+            lines,
+            &["--input", "tsv", "--refs", "1"],
+        );
         assert_eq!(
             check_split(&c, &strings(&["-m", "bleu"]), &[1], false),
             Ok(Outcome::Same)
         );
     }
+}
+
+/// `-t 13a` is bleu's default: shards with and without it have the same settings.
+#[test]
+fn default_tokenizer_given_or_not_merges() {
+    let input = b"a b c d\ta b c d\n".to_vec();
+    let mut docs = Vec::new();
+    for args in [&["-t", "13a", "--emit", "stats"][..], &["--emit", "stats"]] {
+        let emit = run(&strings(args), input.clone());
+        assert_eq!(emit.code, Some(0), "{}", emit.describe());
+        docs.extend_from_slice(&emit.stdout);
+    }
+    let merged = Cmd::new().args(["merge", "-b"]).stdin(docs).run();
+    assert_eq!(merged.code, Some(0), "{}", merged.describe());
+    assert_eq!(merged.stdout_str(), "100.00\n");
+}
+
+/// A shard that failed (`--on-error fail`, a read error) writes no document, so that merging
+/// its output fails instead of silently leaving its lines out.
+#[test]
+fn a_failed_shard_writes_no_document() {
+    let out = run(
+        &strings(&["--emit", "stats", "--on-error", "fail"]),
+        b"a b\ta b\nno tab\nc d\tc d\n".to_vec(),
+    );
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(out.stdout.is_empty(), "{}", out.stdout_str());
+    let merged = Cmd::new().arg("merge").stdin(out.stdout).run();
+    assert_refused(&merged, 2, &["no stats documents"]);
 }
 
 /// A stats document is one line of JSON with the documented header fields.

@@ -126,16 +126,7 @@ fn run(args: &MergeArgs) -> u8 {
     if code != status::OK {
         return code;
     }
-    if let (Some(threshold), Some(first)) = (args.fail_under, report.metrics.first()) {
-        if first.score.is_nan() || first.score < threshold {
-            diagnostic(&format!(
-                "{} {} is below --fail-under {threshold}",
-                first.name, first.score
-            ));
-            return status::FAIL_UNDER;
-        }
-    }
-    status::OK
+    crate::app::fail_under(args.fail_under, &report)
 }
 
 fn finish_write(result: io::Result<()>) -> u8 {

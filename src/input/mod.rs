@@ -94,6 +94,29 @@ pub enum Framing {
     Parallel,
 }
 
+impl Framing {
+    /// The framing as a stats document records it (`None` while nothing decides it: every line
+    /// read so far is bad in any framing). Shards that infer `--refs` or `--input auto` from their
+    /// own first lines may frame differently from one run over the whole input; `merge`
+    /// compares these records and refuses a mismatch.
+    pub fn record(self) -> Option<serde_json::Value> {
+        use serde_json::json;
+        Some(match self {
+            Framing::Tsv { refs } => match refs {
+                Refs::Exactly(n) | Refs::AsLine { count: n, .. } => {
+                    json!({"input": "tsv", "refs": n})
+                }
+                Refs::Any => json!({"input": "tsv", "refs": "any"}),
+                // No line with a TAB yet: every line so far is bad in any framing.
+                Refs::Unknown => return None,
+            },
+            Framing::Jsonl { refs: Some(n) } => json!({"input": "jsonl", "refs": n}),
+            Framing::Jsonl { refs: None } => json!({"input": "jsonl", "refs": "any"}),
+            Framing::Parallel => json!({"input": "parallel"}),
+        })
+    }
+}
+
 /// How many references a TSV line must have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refs {
