@@ -120,12 +120,30 @@ struct Buffers {
 /// kept longer than that (see [`split::split_bounds`], which writes ahead). Once anything has
 /// been appended, `text` starts and ends with 8 NUL bytes (`PAD`) that belong to no token, so
 /// that 8 bytes can be loaded at any token's start and before any token's end ([`Tokens::key`]).
-#[derive(Default, Debug, Clone)]
+#[derive(Default)]
 pub struct Tokens {
     text: String,
     bounds: Vec<u32>,
     /// Number of valid entries of `bounds` (twice the number of tokens).
     used: usize,
+}
+
+impl Clone for Tokens {
+    /// A compact copy: only the valid bounds, not the room a split writes ahead into (some
+    /// metrics keep their segments' tokens, as NIST does for its corpus-wide table).
+    fn clone(&self) -> Tokens {
+        Tokens {
+            text: self.text.clone(),
+            bounds: self.bounds[..self.used].to_vec(),
+            used: self.used,
+        }
+    }
+}
+
+impl std::fmt::Debug for Tokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// Bytes of padding at each end of [`Tokens::text`] (none while it is empty).
@@ -337,6 +355,26 @@ mod tests {
                 assert_eq!(t, expected[i % expected.len().max(1)].as_bytes());
             }
         }
+    }
+
+    #[test]
+    fn clones_are_compact_and_equal() {
+        let mut t = Tokens::default();
+        t.extend_split(&"word ".repeat(100));
+        t.clear();
+        t.extend_split("a bb  ccc");
+        let c = t.clone();
+        assert_eq!(c.bounds.len(), 6, "no write-ahead room is copied");
+        assert_eq!(c.iter().collect::<Vec<_>>(), ["a", "bb", "ccc"]);
+        assert_eq!(format!("{c:?}"), r#"["a", "bb", "ccc"]"#);
+        let mut c = c;
+        c.extend_split("dddd e");
+        c.push("f");
+        assert_eq!(
+            c.iter().collect::<Vec<_>>(),
+            ["a", "bb", "ccc", "dddd", "e", "f"]
+        );
+        assert_eq!(c.key(3).1, b"dddd");
     }
 
     #[test]
