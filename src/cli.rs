@@ -41,6 +41,11 @@ Examples:
   paste hyp ref1 ref2 | bleu-stream -b         just the corpus score (Makefiles)
   bleu-stream -r ref1 -r ref2 hyp              parallel files, like `sacrebleu ref1 ref2 -i hyp`
   tail -f decoder.log | bleu-stream --every 1000   running corpus score every 1000 lines
+  paste hyp ref | bleu-stream --confidence -b  the score with sacreBLEU's bootstrap interval
+
+Subcommands (each with its own --help):
+  bleu-stream merge FILE...                    sum the stats documents of shards (--emit stats)
+  bleu-stream compare -r REF -i BASE SYS...    paired significance tests (--paired-bs/-ar)
 
 Exit status: 0 success; 1 input or output failure (including streams of different length); \
 2 usage error, or a bad line with --on-error fail; 3 final score below --fail-under.
