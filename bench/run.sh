@@ -16,8 +16,15 @@
 #     nltk      NLTK corpus_bleu bleu-stream -m nltk-bleu -w 17 -b  vs  bench/nltk_corpus_bleu.py
 #               (NLTK 3.10.4 on str.split() tokens); the 17-decimal scores must be identical
 #     multibleu multi-bleu.perl  bleu-stream -m multi-bleu --corpus-only  vs  multi-bleu.perl ref.txt
-#               < hyp.txt, only with MULTI_BLEU_PERL=path (no reachable registry ships the
-#               script); the BLEU lines must be identical
+#               < hyp.txt; the BLEU lines must be identical. The script is Moses' multi-bleu.perl
+#               as the PyPI wheel nmtpytorch==4.0.0 ships it (nmtpytorch/lib/multi-bleu.perl,
+#               "a verbatim copy" of Moses commit ec71c23, 2015; fetched with pip download into
+#               WORK, sha256-checked) unless MULTI_BLEU_PERL names another copy. Checked against
+#               ../shared/vectors/mteval/multibleu_*.jsonl (Moses 34452895): the same stdout line
+#               and exit status on all 343 multi-bleu.perl records whose input files end with a
+#               newline; it differs only on the 4 records without a final newline, where this
+#               older copy still `chop`s the last character off the last line (the vectors'
+#               version `chomp`s). hyp.txt/ref.txt always end with a newline.
 #     chrf      corpus chrF      bleu-stream -m chrf -w 1 -b  vs  sacrebleu ref.txt -i hyp.txt -m chrf -b
 #               (the printed scores must be identical)
 #     nist      corpus NIST      bleu-stream -m nist -w 4 -b  vs  mteval-v13a.pl -n on SGML wrappings of
@@ -111,9 +118,9 @@ tool_nltk() {
     esac
 }
 
-# multi-bleu.perl (Moses) on hyp.txt/ref.txt: no package registry this project can reach ships
-# the script, so it is timed only when MULTI_BLEU_PERL names a copy (the row is skipped with a
-# note otherwise). Its BLEU line must equal `bleu-stream -m multi-bleu`'s.
+# multi-bleu.perl (Moses) on hyp.txt/ref.txt: the copy in the nmtpytorch 4.0.0 wheel (see the
+# header), or MULTI_BLEU_PERL; skipped with a note without perl or when pip cannot fetch it. Its
+# BLEU line must equal `bleu-stream -m multi-bleu`'s.
 tool_multi_bleu_perl() {
     IN=$D/hyp.txt
     case $1 in
@@ -161,7 +168,8 @@ Environment:
   QUICK_LINES=N      lines kept by --quick (default 20000)
   PYTHON=python3     interpreter used to create the venv and to run bench.py
   BENCH_TIMER=python measure with bench.py (getrusage) even if GNU time is there
-  MULTI_BLEU_PERL=F  time Moses multi-bleu.perl at F (case multibleu; skipped without it)
+  MULTI_BLEU_PERL=F  time this multi-bleu.perl (default: the one in the nmtpytorch 4.0.0
+                     wheel, fetched with pip download into WORK_DIR)
   MTEVAL_PERL=F      time mteval-v13a.pl at F (case nist; skipped without it)
 
 Exit status: 0 all scores match, 1 a score mismatch or a failure, 2 usage error.
@@ -289,16 +297,50 @@ setup_nltk() {
 }
 
 MULTI_BLEU=""
+# Moses multi-bleu.perl from the nmtpytorch 4.0.0 wheel on PyPI (the only registry copy found).
+MULTI_BLEU_WHEEL=nmtpytorch==4.0.0
+MULTI_BLEU_MEMBER=nmtpytorch/lib/multi-bleu.perl
+MULTI_BLEU_SHA256=68e1c6bf0644b2f2e88cacd0ebbe644dc92171d1a2feeea913bb809f8d0879ed
+fetch_multi_bleu_perl() {   # prints the path of the fetched script, or fails
+    local dir=$WORK/multi-bleu script wheel
+    script=$dir/multi-bleu.perl
+    sha_ok() { [[ -f $script && $(sha256sum "$script" | cut -d' ' -f1) == "$MULTI_BLEU_SHA256" ]]; }
+    if ! sha_ok; then
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        "$PYTHON" -m pip download --quiet --disable-pip-version-check --no-deps \
+            --dest "$dir" "$MULTI_BLEU_WHEEL" > "$dir/pip.log" 2>&1 || return 1
+        wheel=$(ls "$dir"/nmtpytorch-4.0.0-*.whl 2> /dev/null | head -n 1)
+        [[ -n $wheel ]] || return 1
+        "$PYTHON" -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
+            "$wheel" "$MULTI_BLEU_MEMBER" > "$script" || return 1
+        if ! sha_ok; then
+            note "multi-bleu.perl: $MULTI_BLEU_MEMBER in $wheel is not the expected file (sha256 differs)"
+            return 1
+        fi
+    fi
+    echo "$script"
+}
+
 setup_multi_bleu_perl() {
+    [[ -z $MULTI_BLEU ]] || return 0
+    if ! command -v perl > /dev/null; then
+        note "multi-bleu.perl: skipped; no perl"
+        return
+    fi
     MULTI_BLEU=${MULTI_BLEU_PERL:-}
     if [[ -z $MULTI_BLEU ]]; then
-        note "multi-bleu.perl: skipped; no reachable package registry ships it (set MULTI_BLEU_PERL=/path/to/multi-bleu.perl to time it)"
-    elif [[ ! -f $MULTI_BLEU ]] || ! command -v perl > /dev/null; then
-        note "multi-bleu.perl: skipped; $MULTI_BLEU missing or no perl"
+        if ! MULTI_BLEU=$(fetch_multi_bleu_perl); then
+            note "multi-bleu.perl: skipped; could not fetch it from $MULTI_BLEU_WHEEL (see $WORK/multi-bleu/pip.log; set MULTI_BLEU_PERL=/path/to/multi-bleu.perl)"
+            MULTI_BLEU=""
+            return
+        fi
+    elif [[ ! -f $MULTI_BLEU ]]; then
+        note "multi-bleu.perl: skipped; $MULTI_BLEU missing"
         MULTI_BLEU=""
-    else
-        note "multi-bleu.perl: $MULTI_BLEU"
+        return
     fi
+    note "multi-bleu.perl: $MULTI_BLEU"
 }
 
 MTEVAL=""
@@ -392,6 +434,8 @@ echo "corpus: $D/corpus.tsv  $(count_lines "$D/corpus.tsv") lines, $(wc -c < "$D
     "(hyp.txt $(wc -c < "$D/hyp.txt") B, ref.txt $(wc -c < "$D/ref.txt") B)"
 
 mkdir -p "$D/out"
+# Outputs of an earlier run must not be compared as if a tool skipped now had produced them.
+rm -f "$D"/out/*.out "$D"/out/*.err "$D"/out/*.time
 RUNS_TSV=$D/out/runs.tsv
 : > "$RUNS_TSV"
 setup_timer
