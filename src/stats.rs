@@ -167,8 +167,6 @@ pub struct Merged {
     pub totals: Vec<Box<dyn Any + Send>>,
     pub segments: u64,
     pub bad_lines: u64,
-    /// Documents merged.
-    pub documents: usize,
     /// The documents' resampling parts (`--confidence`), merged.
     pub resampler: Option<Resampler>,
     /// The framing every document was read with (`None`: no document's lines decided one).
@@ -199,7 +197,6 @@ impl Merged {
             totals,
             segments: 0,
             bad_lines: 0,
-            documents: 0,
         })
     }
 
@@ -263,7 +260,6 @@ impl Merged {
         }
         self.segments += h.segments;
         self.bad_lines += h.bad_lines;
-        self.documents += 1;
         Ok(())
     }
 
