@@ -48,7 +48,8 @@ Subcommands (each with its own --help):
   bleu-stream compare -r REF -i BASE SYS...    paired significance tests (--paired-bs/-ar)
 
 Exit status: 0 success; 1 input or output failure (including streams of different length); \
-2 usage error, or a bad line with --on-error fail; 3 final score below --fail-under.
+2 usage error, or a bad line with --on-error fail; 3 final score below --fail-under; \
+130/143 stopped by SIGINT/SIGTERM after finishing the lines already read.
 
 See bleu-stream(1) for the output formats and every option.";
 
