@@ -487,44 +487,57 @@ fn corpus_score_equals_sum_of_segment_statistics() {
 #[test]
 fn live_input_gets_each_row_before_more_input_arrives() {
     // A slow writer that never closes stdin until the end: every row must come back while the
-    // writer waits (not when a batch fills or stdin closes). Latencies are printed, not asserted.
-    let mut child = Command::new(BIN)
-        .args(["-j", "2"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            if tx.send((Instant::now(), line.unwrap())).is_err() {
-                break;
+    // writer waits (not when a batch fills or stdin closes), at any thread count, for single
+    // lines and for bursts. Latencies are printed, not asserted (bench/latency.py measures them).
+    for threads in ["1", "2", "8"] {
+        let mut child = Command::new(BIN)
+            .args(["-j", threads])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                if tx.send((Instant::now(), line.unwrap())).is_err() {
+                    break;
+                }
             }
+        });
+        let mut delays = Vec::new();
+        let mut line = 0;
+        // Twenty single lines 20 ms apart, then five bursts of 50 lines written at once.
+        let sizes = std::iter::repeat_n(1, 20).chain(std::iter::repeat_n(50, 5));
+        for size in sizes {
+            let sent = Instant::now();
+            let burst: String = (line..line + size)
+                .map(|i| format!("a b c {i}\ta b c {i}\n"))
+                .collect();
+            stdin.write_all(burst.as_bytes()).unwrap();
+            stdin.flush().unwrap();
+            for _ in 0..size {
+                line += 1;
+                let (at, row) = rx.recv_timeout(Duration::from_secs(20)).unwrap_or_else(|_| {
+                    panic!("-j {threads}: no row for line {line} while the input stays open")
+                });
+                assert_eq!(row, "100.00", "-j {threads}, line {line}");
+                delays.push(at - sent);
+            }
+            thread::sleep(Duration::from_millis(20));
         }
-    });
-    let mut delays = Vec::new();
-    for i in 0..20 {
-        let sent = Instant::now();
-        writeln!(stdin, "a b c {i}\ta b c {i}").unwrap();
-        stdin.flush().unwrap();
-        let (at, row) = rx
-            .recv_timeout(Duration::from_secs(20))
-            .unwrap_or_else(|_| panic!("no row for line {} while the input stays open", i + 1));
-        assert_eq!(row, "100.00");
-        delays.push(at - sent);
-        thread::sleep(Duration::from_millis(20));
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+        delays.sort();
+        eprintln!(
+            "live rows (-j {threads}, {} rows): median {:?}, max {:?}",
+            delays.len(),
+            delays[delays.len() / 2],
+            delays.last().unwrap()
+        );
     }
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
-    delays.sort();
-    eprintln!(
-        "live rows: median {:?}, max {:?}",
-        delays[delays.len() / 2],
-        delays.last().unwrap()
-    );
 }
 
 #[test]
