@@ -186,6 +186,7 @@ fn work(
             };
             match framed {
                 Ok(segment) => {
+                    notes.extend(crate::input::byte_order_mark(framing, &segment));
                     settings.rows.segment(
                         line,
                         &segment,
@@ -369,7 +370,8 @@ impl<'a> Merger<'a> {
                 }
             } else {
                 while let Some((_, note)) = notes.next_if(|(n, _)| *n == i) {
-                    if self.settings.on_error == OnError::Warn {
+                    // Not a bad line: `fail` warns as `warn` does; only `skip` is silent.
+                    if self.settings.on_error != OnError::Skip {
                         crate::output::diagnostic(&format!("warning: line {line}: {note}"));
                     }
                 }

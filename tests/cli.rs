@@ -520,9 +520,11 @@ fn live_input_gets_each_row_before_more_input_arrives() {
             stdin.flush().unwrap();
             for _ in 0..size {
                 line += 1;
-                let (at, row) = rx.recv_timeout(Duration::from_secs(20)).unwrap_or_else(|_| {
-                    panic!("-j {threads}: no row for line {line} while the input stays open")
-                });
+                let (at, row) = rx
+                    .recv_timeout(Duration::from_secs(20))
+                    .unwrap_or_else(|_| {
+                        panic!("-j {threads}: no row for line {line} while the input stays open")
+                    });
                 assert_eq!(row, "100.00", "-j {threads}, line {line}");
                 delays.push(at - sent);
             }
@@ -708,4 +710,196 @@ fn over_long_lines_are_skipped_without_losing_alignment() {
 fn byte_order_mark_does_not_hide_jsonl() {
     let out = run(&[], "\u{feff}{\"hyp\": \"a b\", \"ref\": \"a b\"}\n");
     assert_eq!(out.stdout_str(), "100.00\n");
+}
+
+// --- bad input (issue 6) ---
+
+/// A JSON line of the wrong shape is valid JSON: the diagnostic names the key and the type it
+/// holds instead of calling the line "invalid JSON"; a line that is not JSON at all says so, with
+/// the column. Either way the line is a bad line with an error record.
+#[test]
+fn json_of_the_wrong_type_is_a_schema_error_not_invalid_json() {
+    let input = "{\"hyp\": \"a b\", \"ref\": \"a b\"}\n\
+                 {\"hyp\": 5, \"refs\": [\"a\"]}\n\
+                 {\"hyp\": \"a\", \"refs\": \"a\"}\n\
+                 {\"hyp\": \"a\", \"refs\": [\"a\", 7]}\n\
+                 {\"hyp\": \"a\", \"ref\": [\"a\"]}\n\
+                 {\"hyp\": \"a\", \"ref\": \"a\", \"hyp\": \"b\"}\n\
+                 {\"hyp\": 5, \"refs\": [\"a\"\n\
+                 [\"a\", [\"a\"]]\n";
+    let out = run(&["-f", "jsonl"], input);
+    out.assert_success();
+    let messages = [
+        "\"hyp\" must be a string, not a number",
+        "\"refs\" must be an array of strings, not a string (\"ref\" takes one reference as a \
+         string)",
+        "\"refs\" must be an array of strings (or nulls), but reference 2 is a number",
+        "\"ref\" must be a string, not an array (\"refs\" takes an array of references)",
+        "\"hyp\" given twice",
+        "invalid JSON: EOF while parsing a list (column 23)",
+        "not a JSON object: an array (a record is {\"hyp\": ..., \"refs\": [...]})",
+    ];
+    let records = out.jsonl().expect("JSONL output");
+    assert_eq!(records.len(), 9, "{}", out.stdout_str());
+    for (i, message) in messages.iter().enumerate() {
+        let line = i + 2;
+        assert_eq!(
+            records[i + 1],
+            json!({"type": "error", "line": line, "message": message})
+        );
+        assert!(
+            out.stderr_str()
+                .contains(&format!("bleu-stream: warning: line {line}: {message}\n")),
+            "{}",
+            out.stderr_str()
+        );
+    }
+    assert!(!out.stderr_str().contains("invalid type"));
+    assert_eq!(final_record(&out)["bad_lines"], 7);
+}
+
+/// The warning for a byte order mark kept in the text.
+fn bom_warning(line: u64, subject: &str) -> String {
+    format!(
+        "bleu-stream: warning: line {line}: {subject} with a byte order mark (U+FEFF); it is \
+         scored as part of the first word, as sacreBLEU does\n"
+    )
+}
+
+/// A UTF-8 byte order mark at the start of a TSV line stays part of the first word, as in
+/// sacreBLEU (Python's `utf-8` codec keeps U+FEFF), so the line scores lower: one warning says
+/// why. It is not a bad line: scored and counted under every `--on-error` policy, and only
+/// `skip` silences the warning.
+#[test]
+fn byte_order_mark_in_tsv_is_scored_like_sacrebleu_with_a_warning() {
+    // sacrebleu.sentence_bleu("\ufeffthe cat sat", ["the cat sat"]).score = 55.03212081491043
+    let input = "\u{feff}the cat sat\tthe cat sat\r\nhello world\thello world\r\n";
+    for policy in ["warn", "skip", "fail"] {
+        let out = run(&["--on-error", policy], input);
+        assert!(out.success(), "{policy}: {}", out.describe());
+        assert_eq!(out.stdout_str(), "55.03\n100.00\n", "{policy}");
+        let err = out.stderr_str();
+        assert_eq!(
+            err.contains(&bom_warning(1, "starts")),
+            policy != "skip",
+            "{policy}: {err}"
+        );
+        assert_eq!(
+            err.matches("warning").count(),
+            usize::from(policy != "skip")
+        );
+        assert!(
+            err.contains("final report: 2 segments, 0 bad lines"),
+            "{err}"
+        );
+    }
+    let out = run(&["-f", "jsonl"], input);
+    let records = out.jsonl().expect("JSONL output");
+    assert_eq!(records[0]["type"], "segment");
+    assert_eq!(records[0]["bleu"]["score"], json!(55.03212081491043));
+    // The same data as JSONL: the mark before the JSON text is skipped (not text), but one
+    // inside the "hyp" string is text and warned about the same way.
+    let out = run(
+        &[],
+        "\u{feff}{\"hyp\": \"the cat sat\", \"ref\": \"the cat sat\"}\n",
+    );
+    assert_eq!(out.stdout_str(), "100.00\n");
+    assert!(
+        !out.stderr_str().contains("warning"),
+        "{}",
+        out.stderr_str()
+    );
+    let out = run(
+        &[],
+        "{\"hyp\": \"\\ufeffthe cat sat\", \"ref\": \"the cat sat\"}\n",
+    );
+    assert_eq!(out.stdout_str(), "55.03\n");
+    assert!(out.stderr_str().starts_with(&bom_warning(1, "starts")));
+    // `paste hyp ref` of a reference file with a mark: field 2; `cat a.tsv b.tsv`: the first
+    // line of the second file.
+    let out = run(&[], "a b\t\u{feff}a b\nc d\tc d\n\u{feff}e f\te f\n");
+    let err = out.stderr_str();
+    assert!(
+        err.starts_with(&bom_warning(1, "reference 1 starts")),
+        "{err}"
+    );
+    assert!(err.contains(&bom_warning(3, "starts")), "{err}");
+    // A line of nothing but the mark is an empty line (a bad line), not a warning about it.
+    let out = run(&[], "\u{feff}\na\ta\n");
+    assert!(out
+        .stderr_str()
+        .starts_with("bleu-stream: warning: line 1: empty line\n"));
+}
+
+/// Reference files (`-r`) and the hypothesis file: the warning names the stream that has the
+/// mark; scores are sacreBLEU's (`sacrebleu ref -i hyp` keeps the mark too).
+#[test]
+fn byte_order_mark_in_parallel_files_names_the_stream() {
+    let dir = tempdir("bom-parallel");
+    let (hyp, r1, r2) = (dir.join("hyp"), dir.join("r1"), dir.join("r2"));
+    std::fs::write(&hyp, "the cat sat\nhello world\n").unwrap();
+    std::fs::write(&r1, "\u{feff}the cat sat\r\nhello world\r\n").unwrap();
+    std::fs::write(&r2, "a dog\nhello world\n").unwrap();
+    let (h, a, b) = (
+        hyp.to_str().unwrap(),
+        r1.to_str().unwrap(),
+        r2.to_str().unwrap(),
+    );
+    let out = Cmd::new().args(["-r", a, h]).run();
+    out.assert_success();
+    // sacrebleu.sentence_bleu("the cat sat", ["\ufeffthe cat sat"]).score
+    assert_eq!(out.stdout_str(), "55.03\n100.00\n");
+    assert!(
+        out.stderr_str()
+            .starts_with(&bom_warning(1, "reference 1 starts")),
+        "{}",
+        out.stderr_str()
+    );
+    let out = Cmd::new().args(["-r", b, "-r", a, a]).run();
+    out.assert_success();
+    assert!(
+        out.stderr_str()
+            .starts_with(&bom_warning(1, "hypothesis and reference 2 start")),
+        "{}",
+        out.stderr_str()
+    );
+    assert_eq!(out.stderr_str().matches("warning").count(), 1);
+    let out = Cmd::new().args(["-r", a, h, "--on-error", "skip"]).run();
+    out.assert_success();
+    assert!(
+        !out.stderr_str().contains("warning"),
+        "{}",
+        out.stderr_str()
+    );
+}
+
+/// Output that cannot be written (a full disk, `/dev/full`) is exit status 1 with one error
+/// line, for rows, `-b` and JSONL alike, also when it fails while workers are still busy.
+#[test]
+fn a_failed_write_to_stdout_is_exit_status_1_with_one_error_line() {
+    if !std::path::Path::new("/dev/full").exists() {
+        eprintln!("SKIPPED: no /dev/full");
+        return;
+    }
+    let many = "the cat sat on the mat\tthe cat sat on a mat\n".repeat(200_000);
+    let cases: [(&[&str], &str); 5] = [
+        (&[], TSV),
+        (&["-b"], TSV),
+        (&["-f", "jsonl"], TSV),
+        (&["--corpus-only"], TSV),
+        (&["--threads", "2"], &many),
+    ];
+    for (args, input) in cases {
+        let out = Cmd::program("sh")
+            .args(["-c", "exec \"$0\" \"$@\" > /dev/full", BIN])
+            .args(args)
+            .stdin(input.as_bytes().to_vec())
+            .run();
+        assert_eq!(out.code, Some(1), "{args:?}: {}", out.describe());
+        assert_eq!(
+            out.stderr_str(),
+            "bleu-stream: error: writing output: No space left on device\n",
+            "{args:?}"
+        );
+    }
 }

@@ -194,6 +194,40 @@ pub fn frame<'a>(
     }
 }
 
+/// The warning for a segment whose hypothesis or a reference starts with a UTF-8 byte order mark
+/// (U+FEFF), if any. The mark is kept, as sacreBLEU keeps it (Python's `utf-8` codec does not
+/// strip it), so it is scored as part of the first word; the warning says why the line scores
+/// lower. Normally only line 1 of a file saved by a Windows tool has one — and the line after a
+/// file boundary of `cat a b`, or field 2 of `paste hyp ref` — so every line is checked: that
+/// costs one look at each field's first byte. (Before JSON the mark is not text and is skipped
+/// without a warning: see [`jsonl`].)
+pub fn byte_order_mark(framing: Framing, segment: &Segment<'_>) -> Option<String> {
+    let bom = |s: &str| s.as_bytes().starts_with(b"\xef\xbb\xbf");
+    let hyp = bom(&segment.hyp);
+    if !hyp && !segment.refs.iter().any(|r| bom(r)) {
+        return None;
+    }
+    let refs = segment.refs.iter().enumerate().filter(|(_, r)| bom(r));
+    let mut names: Vec<String> = refs.map(|(i, _)| format!("reference {}", i + 1)).collect();
+    let subject = if hyp && names.is_empty() && framing != Framing::Parallel {
+        // TSV and JSONL: the line starts with it (the same message in both forms).
+        "starts".to_owned()
+    } else {
+        if hyp {
+            names.insert(0, "hypothesis".to_owned());
+        }
+        let last = names.pop().expect("at least one field");
+        match names.is_empty() {
+            true => format!("{last} starts"),
+            false => format!("{} and {last} start", names.join(", ")),
+        }
+    };
+    Some(format!(
+        "{subject} with a byte order mark (U+FEFF); it is scored as part of the first word, as \
+         sacreBLEU does"
+    ))
+}
+
 /// Empty, or nothing but ASCII white space other than TAB and an optional byte order mark. (A
 /// TAB makes a TSV segment: `hyp<TAB>ref` with both empty is a valid line.)
 fn is_blank(line: &[u8]) -> bool {
@@ -267,6 +301,56 @@ mod tests {
                 assert_eq!(r.last().copied(), Some((n - 1).to_string().as_str()));
             });
         }
+    }
+
+    #[test]
+    fn a_byte_order_mark_at_the_start_of_a_field_is_kept_and_warned_about() {
+        let tsv = Framing::Tsv { refs: Refs::Any };
+        let jsonl = Framing::Jsonl { refs: None };
+        let warning = |framing: Framing, fields: &[&[u8]]| {
+            let segment = frame(framing, fields, Utf8Policy::Error).unwrap();
+            byte_order_mark(framing, &segment)
+        };
+        let tail = "with a byte order mark (U+FEFF); it is scored as part of the first word, as \
+                    sacreBLEU does";
+        // Kept in the text, as sacreBLEU keeps it.
+        let seg = frame(tsv, &[b"\xef\xbb\xbfa b\ta b"], Utf8Policy::Error).unwrap();
+        assert_eq!(seg.hyp, "\u{feff}a b");
+        assert_eq!(
+            warning(tsv, &[b"\xef\xbb\xbfa b\ta b"]),
+            Some(format!("starts {tail}"))
+        );
+        assert_eq!(
+            warning(tsv, &[b"a b\t\xef\xbb\xbfa b"]),
+            Some(format!("reference 1 starts {tail}"))
+        );
+        assert_eq!(
+            warning(tsv, &[b"\xef\xbb\xbfa\tb\t\xef\xbb\xbfc\t\xef\xbb\xbfd"]),
+            Some(format!(
+                "hypothesis, reference 2 and reference 3 start {tail}"
+            ))
+        );
+        // JSONL: a mark before the JSON text is skipped; one inside a string is text.
+        assert_eq!(
+            warning(jsonl, &[b"\xef\xbb\xbf{\"hyp\":\"a\",\"ref\":\"a\"}"]),
+            None
+        );
+        assert_eq!(
+            warning(jsonl, &[b"{\"hyp\":\"\\ufeffa\",\"ref\":\"a\"}"]),
+            Some(format!("starts {tail}"))
+        );
+        // Parallel files: the streams are named.
+        assert_eq!(
+            warning(Framing::Parallel, &[b"\xef\xbb\xbfa", b"a"]),
+            Some(format!("hypothesis starts {tail}"))
+        );
+        assert_eq!(
+            warning(Framing::Parallel, &[b"\xef\xbb\xbfa", b"\xef\xbb\xbfa"]),
+            Some(format!("hypothesis and reference 1 start {tail}"))
+        );
+        // Elsewhere in a field it is not at a word start: no warning.
+        assert_eq!(warning(tsv, &[b"a \xef\xbb\xbfb\tc"]), None);
+        assert_eq!(warning(Framing::Parallel, &[b"a", b"b"]), None);
     }
 
     #[test]
