@@ -10,16 +10,22 @@
 //!   pipe in random chunks with small pauses — the reader cuts a batch whenever no complete line
 //!   is buffered — gives the same bytes as one write;
 //! * the final corpus statistics are the sums of the per-line statistics, and the corpus score is
-//!   the library's score of those sums, bit for bit;
+//!   the library's score of those sums, bit for bit — for every metric whose corpus statistics
+//!   are sums (all but `nltk-chrf`, whose corpus score is a sequential float sum of sentence
+//!   scores, and `nltk-bleu` with smoothing 5–7, which reads the last sentence): BLEU and chrF on
+//!   messy input, summed by hand from the JSON rows; GLEU, NIST, mteval BLEU, multi-bleu and NLTK
+//!   BLEU (smoothing 0–4) on clean segments, where each row is also the library's row of that
+//!   line alone;
 //! * TSV and JSONL forms of the same segments give identical output;
 //! * splitting the input anywhere and adding the two parts' corpus statistics gives the whole's
-//!   statistics and score.
+//!   statistics and score (the same metrics; the other five through their stats documents).
 //!
 //! Case counts are bounded (see [`config`]) so that the module runs in well under a minute in
 //! `cargo test --release` on two cores; `PROPTEST_CASES` raises them for a longer local run.
 //! Failing inputs are shrunk by proptest and printed; each bug found is kept below as a plain
 //! regression test (section "Regressions").
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -33,9 +39,10 @@ use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
 use serde_json::{json, Value};
 
 use bleu_stream::cli::Args;
+use bleu_stream::input::Segment;
 use bleu_stream::metric::bleu::Bleu;
 use bleu_stream::metric::chrf::Chrf;
-use bleu_stream::metric::METRIC_NAMES;
+use bleu_stream::metric::{DynMetric, RowStyle, METRIC_NAMES};
 
 use crate::util::{show_f64, Cmd, Output, BIN};
 
@@ -737,6 +744,211 @@ fn check_sums(args: &[String], run: &Run) -> Result<(), TestCaseError> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The other mergeable metrics (GLEU, NIST, mteval BLEU, multi-bleu, NLTK BLEU 0–4)
+// ---------------------------------------------------------------------------------------------
+
+/// Settings of the metrics besides BLEU and chrF whose corpus statistics are sums: all five, in
+/// random order, with the options that change what they count or how they score. NLTK BLEU only
+/// with smoothing 0–4 (or none): methods 5–7 read the last sentence, so they are neither sums
+/// nor mergeable (`bleu-stream merge` refuses them), and `nltk-chrf` is a float sum of sentence
+/// scores in input order (refused too).
+fn summable_other_options() -> impl Strategy<Value = Vec<String>> {
+    let metrics = Just(vec![
+        "gleu",
+        "nist",
+        "mteval-bleu",
+        "multi-bleu",
+        "nltk-bleu",
+    ])
+    .prop_shuffle()
+    .prop_map(|m| m.join(","));
+    (
+        metrics,
+        prop::sample::select(&["", "13a", "intl", "char", "none"][..]),
+        any::<bool>(),
+        prop::sample::select(&["", "0", "1", "2", "3", "4"][..]),
+        prop::sample::select(&["mteval", "nltk"][..]),
+        prop::sample::select(&["mteval", "none"][..]),
+        1u32..=6,
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(metrics, tok, lc, smoothing, nist, nist_tok, nist_order, detok, flags)| {
+                let mut a: Vec<String> = vec!["-m".into(), metrics];
+                if !tok.is_empty() {
+                    a.extend(["--tokenize".into(), tok.into()]);
+                }
+                if lc {
+                    a.push("-l".into());
+                }
+                if !smoothing.is_empty() {
+                    a.extend(["--nltk-smoothing".into(), smoothing.into()]);
+                }
+                a.extend(["--nist-compat".into(), nist.into()]);
+                a.extend(["--nist-tokenize".into(), nist_tok.into()]);
+                a.extend(["--nist-order".into(), nist_order.to_string()]);
+                if detok {
+                    a.push("--multi-bleu-detok".into());
+                }
+                if flags {
+                    a.extend(
+                        [
+                            "--case-sensitive",
+                            "--mteval-international",
+                            "--mteval-no-smoothing",
+                            "--brevity-penalty",
+                            "shortest",
+                            "--gleu-min-len",
+                            "2",
+                            "--gleu-max-len",
+                            "3",
+                        ]
+                        .map(String::from),
+                    );
+                }
+                a
+            },
+        )
+}
+
+/// The metrics and the row width configured exactly as the binary configures them from `args`.
+fn library_dyn_metrics(args: &[String]) -> (Vec<Box<dyn DynMetric>>, usize) {
+    let argv = std::iter::once("bleu-stream".to_owned()).chain(args.iter().cloned());
+    let config = Args::try_parse_from(argv)
+        .expect("options parse")
+        .into_config()
+        .expect("options valid");
+    let metrics = bleu_stream::metric::build(&config.metric_names, &config.metric_options)
+        .expect("metrics build");
+    (metrics, config.width)
+}
+
+/// A segment of clean test data as the framing would give it.
+fn as_segment<'a>(hyp: &'a str, refs: &'a [String]) -> Segment<'a> {
+    Segment {
+        hyp: Cow::Borrowed(hyp),
+        refs: refs.iter().map(|r| Cow::Borrowed(r.as_str())).collect(),
+        id: None,
+    }
+}
+
+/// Integer fields of a JSON object (numbers or arrays of numbers), flattened in the given order:
+/// statistics that add up from segment to corpus.
+fn int_fields(v: &Value, fields: &[&str]) -> Vec<u64> {
+    let mut out = Vec::new();
+    for f in fields {
+        match &v[*f] {
+            Value::Array(_) => out.extend(ints(&v[*f])),
+            x => out.push(
+                x.as_u64()
+                    .unwrap_or_else(|| panic!("{f} is not a count: {v}")),
+            ),
+        }
+    }
+    out
+}
+
+/// The statistics fields that a metric's JSON rows and corpus records both carry and that
+/// add up (NIST has none: its information weights come from the whole corpus's reference
+/// n-gram counts, not from per-line numbers).
+fn summed_row_fields(key: &str) -> &'static [&'static str] {
+    match key {
+        "gleu" => &["matches", "total"],
+        "mteval-bleu" => &["matches", "totals", "hyp_len", "ref_len"],
+        "multi-bleu" | "nltk-bleu" => &["counts", "totals", "hyp_len", "ref_len"],
+        _ => &[],
+    }
+}
+
+/// The same for the `stats` of a stats document (what `merge` adds).
+fn summed_document_fields(key: &str) -> &'static [&'static str] {
+    match key {
+        "gleu" => &["matches", "total"],
+        "mteval-bleu" => &["matches", "totals", "ref_len"],
+        "multi-bleu" => &["correct", "total", "hyp_len", "ref_len"],
+        "nltk-bleu" => &["counts", "hyp_len", "ref_len", "segments"],
+        _ => &[],
+    }
+}
+
+/// For clean segments scored by the binary (`run`, JSONL rows): every row is the library's row
+/// of that line alone, and the final record of every metric is the library's report of the sum
+/// of the lines' statistics (added in input order: NIST's table is order-sensitive), field for
+/// field, bit for bit. Where rows carry additive counts, their sums are the corpus counts too.
+fn check_sums_of_every_metric(
+    args: &[String],
+    segs: &[(String, Vec<String>)],
+    run: &Run,
+) -> Result<(), TestCaseError> {
+    let (records, fin) = segments_and_final(run);
+    prop_assert_eq!(records.len(), segs.len(), "one segment record per line");
+    let (metrics, width) = library_dyn_metrics(args);
+    for m in &metrics {
+        let key = m.key();
+        let mut ws = m.new_workspace();
+        let mut batch = m.new_batch(segs.len());
+        let mut row = Vec::new();
+        let mut by_hand: Option<Vec<u64>> = Some(Vec::new());
+        for (i, (hyp, refs)) in segs.iter().enumerate() {
+            row.clear();
+            let _ = m.score(
+                &as_segment(hyp, refs),
+                ws.as_mut(),
+                batch.as_mut(),
+                RowStyle::Json,
+                &mut row,
+            );
+            let want: Value = serde_json::from_slice(&row).expect("the library's row is JSON");
+            let got = &records[i][key];
+            prop_assert_eq!(got, &want, "{} row {} (`{}`)", key, i + 1, shell(args));
+            let fields = summed_row_fields(key);
+            if got.get("error").is_some() {
+                // The reference tool has no sentence score: no counts in the row to add.
+                by_hand = None;
+            } else if let (Some(sum), false) = (&mut by_hand, fields.is_empty()) {
+                add_into(sum, &int_fields(got, fields));
+            }
+        }
+        let mut totals = m.new_totals();
+        for i in 0..segs.len() {
+            m.accumulate(totals.as_mut(), batch.as_ref(), i);
+        }
+        let want = Value::Object(m.report(totals.as_ref(), width).fields);
+        prop_assert_eq!(&fin[key], &want, "{} corpus (`{}`)", key, shell(args));
+        let fields = summed_row_fields(key);
+        if let (Some(sum), false, false) = (by_hand, fields.is_empty(), segs.is_empty()) {
+            if fin[key].get("error").is_none() {
+                prop_assert_eq!(int_fields(&fin[key], fields), sum, "{} corpus counts", key);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The metric entry `key` of a stats document.
+fn document_stats<'d>(doc: &'d Value, key: &str) -> &'d Value {
+    doc["metrics"]
+        .as_array()
+        .expect("metrics")
+        .iter()
+        .find(|m| m["key"] == key)
+        .map(|m| &m["stats"])
+        .unwrap_or_else(|| panic!("no {key} in {doc}"))
+}
+
+/// One stats document (`--emit stats`) of a run.
+fn stats_document(run: &Run) -> Value {
+    assert_eq!(
+        run.code,
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    serde_json::from_slice(&run.stdout).expect("a stats document")
+}
+
+// ---------------------------------------------------------------------------------------------
 // Properties
 // ---------------------------------------------------------------------------------------------
 
@@ -840,6 +1052,34 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(config(24))]
+
+    /// GLEU, NIST, mteval BLEU, multi-bleu and NLTK BLEU (smoothing 0–4): the final corpus
+    /// record is the library's report of the sum of the per-line statistics, and every row is
+    /// the library's row of that line — at any thread count and however the input arrives.
+    #[test]
+    fn corpus_totals_are_sums_of_line_statistics_for_every_metric(
+        (nrefs, segs) in segments(),
+        args in summable_other_options(),
+        jsonl in any::<bool>(),
+        threads in 1u32..=4,
+        feed in feed(),
+    ) {
+        let mut args = args;
+        args.extend(["-f".into(), "jsonl".into(), "--threads".into(), threads.to_string()]);
+        let input = if jsonl {
+            args.extend(["--input".into(), "jsonl".into()]);
+            as_jsonl(&segs)
+        } else {
+            args.extend(["--input".into(), "tsv".into(), "--refs".into(), nrefs.to_string()]);
+            as_tsv(&segs)
+        };
+        let run = run_fed(&args, &input, &feed);
+        check_sums_of_every_metric(&args, &segs, &run)?;
+    }
+}
+
+proptest! {
     #![proptest_config(config(64))]
 
     /// TSV and JSONL forms of the same segments give byte-identical output (rows, reports,
@@ -905,6 +1145,74 @@ proptest! {
         let got = whole["chrf"]["score"].as_f64().unwrap();
         prop_assert!(merged.to_bits() == got.to_bits(),
             "chrF: merged {} vs whole {}", show_f64(merged), show_f64(got));
+    }
+}
+
+proptest! {
+    #![proptest_config(config(24))]
+
+    /// GLEU, NIST, mteval BLEU, multi-bleu and NLTK BLEU (smoothing 0–4): the two parts' stats
+    /// documents, added by the library, give the whole input's statistics and its corpus report,
+    /// bit for bit; the additive counts are the sums of the parts' counts.
+    #[test]
+    fn split_anywhere_and_merge_gives_the_same_corpus_score_for_every_metric(
+        (nrefs, segs) in segments(),
+        args in summable_other_options(),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let mut args = args;
+        args.extend(["--input".into(), "tsv".into(), "--refs".into(), nrefs.to_string()]);
+        let k = cut.index(segs.len() + 1);
+        let with = |extra: &[&str]| {
+            let mut a = args.clone();
+            a.extend(extra.iter().map(|s| s.to_string()));
+            a
+        };
+        let emit = with(&["--emit", "stats"]);
+        let left = stats_document(&run_once(&emit, &as_tsv(&segs[..k])));
+        let right = stats_document(&run_once(&emit, &as_tsv(&segs[k..])));
+        let whole_stats = stats_document(&run_once(&emit, &as_tsv(&segs)));
+        let report = with(&["--corpus-only", "-f", "jsonl"]);
+        let (_, whole) = segments_and_final(&run_once(&report, &as_tsv(&segs)));
+        let (metrics, width) = library_dyn_metrics(&args);
+        for m in &metrics {
+            let key = m.key();
+            prop_assert!(m.merge_refusal().is_none(), "{} refuses to merge", key);
+            let mut totals = m.new_totals();
+            for part in [&left, &right] {
+                let merged = m.merge_saved(totals.as_mut(), document_stats(part, key));
+                prop_assert!(merged.is_ok(), "{}: {:?}", key, merged);
+            }
+            prop_assert!(m.totals_refusal(totals.as_ref()).is_none(), "{} refused at {}", key, k);
+            // NIST's float sum of words/references per segment may round differently in parts
+            // (it is only used when the number of references varies: refused then, above).
+            let float_sum = ["avg_ref_len_sum", "avg_ref_len_exact"];
+            let merged = m.save_totals(totals.as_ref());
+            let whole_doc = document_stats(&whole_stats, key);
+            let differ: Vec<&String> = whole_doc
+                .as_object()
+                .expect("stats object")
+                .iter()
+                .filter(|(f, v)| !float_sum.contains(&f.as_str()) && merged.get(f.as_str()) != Some(v))
+                .map(|(f, _)| f)
+                .collect();
+            prop_assert!(
+                differ.is_empty() && merged.as_object().map(|o| o.len()) == whole_doc.as_object().map(|o| o.len()),
+                "{} statistics at {}: {:?} differ (`{}`)", key, k, differ, shell(&args)
+            );
+            let merged = Value::Object(m.report(totals.as_ref(), width).fields);
+            prop_assert_eq!(&merged, &whole[key], "{} report at {} (`{}`)", key, k, shell(&args));
+            let fields = summed_document_fields(key);
+            if !fields.is_empty() {
+                let mut sum = int_fields(document_stats(&left, key), fields);
+                add_into(&mut sum, &int_fields(document_stats(&right, key), fields));
+                prop_assert_eq!(
+                    sum,
+                    int_fields(document_stats(&whole_stats, key), fields),
+                    "{} counts at {}", key, k
+                );
+            }
+        }
     }
 }
 
@@ -980,6 +1288,39 @@ fn the_checks_reject_wrong_output() {
         ..good.clone()
     };
     assert!(check_sums(&args, &bad).is_err());
+    // The same for the other metrics: a tampered corpus count, a tampered row.
+    let segs: Vec<(String, Vec<String>)> = vec![
+        ("a b c d e f".into(), vec!["a b c d e g".into()]),
+        ("x y".into(), vec!["x z".into()]),
+    ];
+    let args: Vec<String> = [
+        "-m",
+        "gleu,nist,mteval-bleu,multi-bleu,nltk-bleu",
+        "-f",
+        "jsonl",
+    ]
+    .map(String::from)
+    .to_vec();
+    let good = run_once(&args, &as_tsv(&segs));
+    assert!(check_sums_of_every_metric(&args, &segs, &good).is_ok());
+    let text = String::from_utf8(good.stdout.clone()).unwrap();
+    for (from, to) in [
+        ("\"matches\":15,\"total\":21", "\"matches\":16,\"total\":21"),
+        (
+            "\"hyp_len\":6,\"ref_len\":6}",
+            "\"hyp_len\":6,\"ref_len\":7}",
+        ),
+    ] {
+        assert!(text.contains(from), "{from} in {text}");
+        let bad = Run {
+            stdout: text.replacen(from, to, 1).into_bytes(),
+            ..good.clone()
+        };
+        assert!(
+            check_sums_of_every_metric(&args, &segs, &bad).is_err(),
+            "{to}"
+        );
+    }
     assert_eq!(count_lines(b""), 0);
     assert_eq!(count_lines(b"\n"), 1);
     assert_eq!(count_lines(b"a\nb"), 2);

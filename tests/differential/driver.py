@@ -2,7 +2,9 @@
 """Reference side of the differential test (tests/differential.rs).
 
 Generates random cases from a seed and scores them with the real tools — sacreBLEU 2.6.0 (BLEU,
-chrF, chrF++) and NLTK 3.10.4 (BLEU) — and prints one JSON object per case on stdout:
+chrF, chrF++) and NLTK 3.10.4 (sentence_bleu/corpus_bleu; sentence_chrf/corpus_chrf,
+sentence_gleu/corpus_gleu and sentence_nist/corpus_nist) — and prints one JSON object per case on
+stdout:
 
     {"id": "...", "args": [bleu-stream options], "segments": [{"hyp": s, "refs": [s|null, ...]}],
      "sentence": [{metric key: {field: value}}, ...], "corpus": {metric key: {field: value}}}
@@ -12,6 +14,13 @@ Field names are bleu-stream's JSONL names, so the Rust side compares field by fi
 as the string "nan"/"inf"/"-inf"; a tool that raises gives {"error": "<exception type>"}.
 
 (pip install sacrebleu==2.6.0 nltk==3.10.4 regex==2026.11.15)
+
+Case kinds, in turn: two sacreBLEU cases (`sacrebleu-…`), one NLTK BLEU case (`nltk-bleu-…`) and
+one NLTK chrF + GLEU + NIST case (`nltk-cgn-…`, metrics `nltk-chrf`, `gleu` and `nist` with
+`--nist-compat nltk --nist-tokenize none`). NLTK's chrF and NIST sum floats with the built-in
+`sum()`, which CPython 3.12 made compensated; bleu-stream follows CPython 3.11 (what the NLTK
+vectors were made with), so on 3.12 or later the chrF and NIST fields are left out (GLEU is a
+ratio of two integers and compared on any version).
 
 usage: driver.py --seed N --cases N [--nltk] [--budget SECONDS]
        driver.py --check     (exit 0 iff the pinned versions are importable)
@@ -268,6 +277,64 @@ def nltk_case(rng, cid):
             "corpus": {"nltk-bleu": corpus}}
 
 
+def python_number(text):
+    """A command-line number as Python reads the literal: `2` is an int, `2.0` a float."""
+    return float(text) if any(c in text for c in ".eE") else int(text)
+
+
+def nltk_cgn_case(rng, cid):
+    """NLTK chrF, GLEU and NIST on the same segments (one bleu-stream run, three metrics)."""
+    from nltk.translate.chrf_score import corpus_chrf, sentence_chrf
+    from nltk.translate.gleu_score import corpus_gleu, sentence_gleu
+    from nltk.translate.nist_score import corpus_nist, sentence_nist
+
+    segs = case_segments(rng)
+    gleu_min = rng.choice([1, 1, 1, 2, 0])
+    gleu_max = max(gleu_min, rng.choice([4, 4, 4, 1, 2, 3, 5]))
+    chrf_min = rng.choice([1, 1, 1, 2, 3])
+    chrf_max = max(chrf_min, rng.choice([6, 6, 6, 2, 4, 5, 8]))
+    beta = rng.choice(["3.0", "3.0", "3", "2", "1.0", "0.5", "2.5"])
+    keep_ws = rng.random() < 0.25
+    nist_n = rng.choice([5, 5, 5, 1, 2, 3, 4, 6])
+    exact_floats = sys.version_info < (3, 12)
+    args = ["-m", "gleu,nltk-chrf,nist", "--nist-compat", "nltk", "--nist-tokenize", "none",
+            "--nist-order", str(nist_n), "--gleu-min-len", str(gleu_min), "--gleu-max-len",
+            str(gleu_max), "--nltk-chrf-min-len", str(chrf_min), "--nltk-chrf-max-len",
+            str(chrf_max), "--nltk-chrf-beta", beta]
+    if keep_ws:
+        args.append("--nltk-chrf-whitespace")
+    chrf_kw = dict(min_len=chrf_min, max_len=chrf_max, beta=python_number(beta),
+                   ignore_whitespace=not keep_ws)
+
+    # bleu-stream drops null references; NLTK's chrF takes one reference: the first present one.
+    present = [[r for r in s["refs"] if r is not None] for s in segs]
+    hyps = [s["hyp"] for s in segs]
+    ref_tokens = [[r.split() for r in refs] for refs in present]
+    hyp_tokens = [h.split() for h in hyps]
+
+    def fields(x):
+        return {"score": num(x)}
+
+    def row(i):
+        out = {"gleu": guarded(lambda: fields(sentence_gleu(
+            ref_tokens[i], hyp_tokens[i], min_len=gleu_min, max_len=gleu_max)))}
+        if exact_floats:
+            out["nltk-chrf"] = guarded(lambda: fields(sentence_chrf(
+                present[i][0], hyps[i], **chrf_kw)))
+            out["nist"] = guarded(lambda: fields(sentence_nist(
+                ref_tokens[i], hyp_tokens[i], n=nist_n)))
+        return out
+
+    corpus = {"gleu": guarded(lambda: fields(corpus_gleu(
+        ref_tokens, hyp_tokens, min_len=gleu_min, max_len=gleu_max)))}
+    if exact_floats:
+        corpus["nltk-chrf"] = guarded(lambda: fields(corpus_chrf(
+            [refs[0] for refs in present], hyps, **chrf_kw)))
+        corpus["nist"] = guarded(lambda: fields(corpus_nist(ref_tokens, hyp_tokens, n=nist_n)))
+    return {"id": cid, "args": args, "segments": segs,
+            "sentence": [row(i) for i in range(len(segs))], "corpus": corpus}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--check", action="store_true")
@@ -284,8 +351,9 @@ def main():
     for i in range(a.cases):
         if time.monotonic() - start > a.budget:
             break
-        kind = "nltk" if a.nltk and i % 3 == 2 else "sacrebleu"
-        case = (nltk_case if kind == "nltk" else sacrebleu_case)(rng, f"{kind}-{a.seed}-{i}")
+        kind = {2: "nltk-bleu", 3: "nltk-cgn"}.get(i % 4, "sacrebleu") if a.nltk else "sacrebleu"
+        make = {"sacrebleu": sacrebleu_case, "nltk-bleu": nltk_case, "nltk-cgn": nltk_cgn_case}
+        case = make[kind](rng, f"{kind}-{a.seed}-{i}")
         sys.stdout.write(json.dumps(case, ensure_ascii=False, allow_nan=False) + "\n")
     sys.stdout.flush()
     return 0
