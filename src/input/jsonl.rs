@@ -9,7 +9,6 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::{Segment, Utf8Policy};
 
@@ -93,12 +92,12 @@ fn syntax_message(e: &serde_json::Error) -> String {
 
 /// What is wrong with a valid JSON object (its entries in order, duplicates kept) that is not a
 /// record; `e` is serde's complaint about it.
-fn schema_message(e: &serde_json::Error, entries: &[(String, Value)]) -> String {
+fn schema_message(e: &serde_json::Error, entries: &[(String, Box<RawValue>)]) -> String {
     let values = |key: &'static str| {
         entries
             .iter()
             .filter(move |(k, _)| k == key)
-            .map(|(_, v)| v)
+            .map(|(_, v)| Kind::of(v))
     };
     for key in ["hyp", "refs", "ref", "id"] {
         if values(key).nth(1).is_some() {
@@ -107,44 +106,45 @@ fn schema_message(e: &serde_json::Error, entries: &[(String, Value)]) -> String 
     }
     match values("hyp").next() {
         None => return "JSON object without \"hyp\"".to_owned(),
-        Some(Value::String(_)) => {}
-        Some(other) => return format!("\"hyp\" must be a string, not {}", value_kind(other)),
+        Some(Kind::String) => {}
+        Some(other) => return format!("\"hyp\" must be a string, not {}", other.name()),
     }
-    match values("refs").next() {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(items)) => {
+    let refs = entries.iter().find(|(k, _)| k == "refs").map(|(_, v)| v);
+    match refs.map(|v| (Kind::of(v), v)) {
+        None | Some((Kind::Null, _)) => {}
+        Some((Kind::Array, raw)) => {
+            // One level down: the items' kinds (a valid array, so this parse succeeds).
+            let items: Vec<Box<RawValue>> = serde_json::from_str(raw.get()).unwrap_or_default();
             let wrong = items
                 .iter()
+                .map(|item| Kind::of(item))
                 .enumerate()
-                .find(|(_, item)| !matches!(item, Value::String(_) | Value::Null));
-            if let Some((i, item)) = wrong {
+                .find(|(_, kind)| !matches!(kind, Kind::String | Kind::Null));
+            if let Some((i, kind)) = wrong {
                 return format!(
                     "\"refs\" must be an array of strings (or nulls), but reference {} is {}",
                     i + 1,
-                    value_kind(item)
+                    kind.name()
                 );
             }
         }
-        Some(Value::String(_)) => {
+        Some((Kind::String, _)) => {
             return "\"refs\" must be an array of strings, not a string (\"ref\" takes one \
                     reference as a string)"
                 .to_owned()
         }
-        Some(other) => {
-            return format!(
-                "\"refs\" must be an array of strings, not {}",
-                value_kind(other)
-            )
+        Some((other, _)) => {
+            return format!("\"refs\" must be an array of strings, not {}", other.name())
         }
     }
     match values("ref").next() {
-        None | Some(Value::Null | Value::String(_)) => {}
-        Some(Value::Array(_)) => {
+        None | Some(Kind::Null | Kind::String) => {}
+        Some(Kind::Array) => {
             return "\"ref\" must be a string, not an array (\"refs\" takes an array of \
                     references)"
                 .to_owned()
         }
-        Some(other) => return format!("\"ref\" must be a string, not {}", value_kind(other)),
+        Some(other) => return format!("\"ref\" must be a string, not {}", other.name()),
     }
     // Not reached for any record serde refuses today; kept readable should that change.
     let what = e.to_string();
@@ -152,8 +152,46 @@ fn schema_message(e: &serde_json::Error, entries: &[(String, Value)]) -> String 
     format!("not a valid record: {what} (column {})", e.column())
 }
 
-/// A JSON object's entries in order, duplicate keys kept (a `Map` would keep only one).
-struct Entries(Vec<(String, Value)>);
+/// The type of a JSON value, told by its first character (the text is valid JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Null,
+    Boolean,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+impl Kind {
+    fn of(raw: &RawValue) -> Kind {
+        match raw.get().trim_start().bytes().next() {
+            Some(b'"') => Kind::String,
+            Some(b'[') => Kind::Array,
+            Some(b'{') => Kind::Object,
+            Some(b't' | b'f') => Kind::Boolean,
+            Some(b'n') => Kind::Null,
+            _ => Kind::Number,
+        }
+    }
+
+    /// For messages: "a number", "an array", ….
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Boolean => "a boolean",
+            Kind::Number => "a number",
+            Kind::String => "a string",
+            Kind::Array => "an array",
+            Kind::Object => "an object",
+        }
+    }
+}
+
+/// A JSON object's entries in order, duplicate keys kept (a map would keep only one), values
+/// left unparsed (so that nesting deeper than serde's recursion limit is no error here either:
+/// a key this tool ignores may hold anything).
+struct Entries(Vec<(String, Box<RawValue>)>);
 
 impl<'de> Deserialize<'de> for Entries {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
@@ -168,25 +206,13 @@ impl<'de> Deserialize<'de> for Entries {
                 mut map: A,
             ) -> Result<Entries, A::Error> {
                 let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry::<String, Value>()? {
+                while let Some(entry) = map.next_entry::<String, Box<RawValue>>()? {
                     entries.push(entry);
                 }
                 Ok(Entries(entries))
             }
         }
         d.deserialize_map(Visit)
-    }
-}
-
-/// A JSON value's type, for messages: "a number", "an array", ….
-fn value_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -337,6 +363,13 @@ mod tests {
             e(br#"{"hyp":"h","ref":"a","id":1,"id":2}"#),
             "\"id\" given twice"
         );
+        // Nesting deeper than serde's recursion limit does not make valid JSON "invalid" here.
+        let deep = format!(
+            "{{\"hyp\":1,\"ref\":\"a\",\"x\":{}{}}}",
+            "[".repeat(5000),
+            "]".repeat(5000)
+        );
+        assert_eq!(e(deep.as_bytes()), "\"hyp\" must be a string, not a number");
         // A key this tool ignores may hold anything, also twice; a null "refs"/"ref" is absent.
         assert!(frame(
             br#"{"hyp":"h","ref":"a","x":1,"x":[]}"#,
