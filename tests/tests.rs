@@ -11,6 +11,7 @@ mod differential;
 mod properties;
 
 mod conformance_chrf;
+mod conformance_cli;
 mod conformance_mteval;
 mod conformance_multibleu;
 mod conformance_nltk;
