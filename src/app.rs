@@ -175,11 +175,16 @@ pub fn fail_under(threshold: Option<f64>, report: &crate::output::CorpusReport) 
 /// Opens every input stream before anything is written, so a missing file is reported at once.
 fn open(config: &Config) -> Result<Plan, String> {
     let reader = |s: &crate::input::reader::Source| -> Result<LineReader, String> {
-        Ok(LineReader::new(s.open()?, s.name()).max_line(config.max_line_bytes))
+        Ok(s.reader()?.max_line(config.max_line_bytes))
     };
     if let Some(path) = &config.follow {
-        // Fail now, not in the reader thread, if the file cannot be read at all.
-        std::fs::File::open(path).map_err(|e| format!("{}: {}", path.display(), io_message(&e)))?;
+        // Fail now, not in the reader thread, if the file cannot be read at all. A file that does
+        // not exist yet is waited for, like `tail -F`.
+        if let Err(e) = std::fs::File::open(path) {
+            if e.kind() != io::ErrorKind::NotFound {
+                return Err(format!("{}: {}", path.display(), io_message(&e)));
+            }
+        }
         return Ok(Plan::Follow {
             path: path.clone(),
             format: config.input,

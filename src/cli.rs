@@ -75,7 +75,7 @@ pub struct Args {
     pub refs_files: Vec<String>,
 
     /// Input framing [default: auto]: `auto` picks jsonl when the first line that is not blank
-    /// starts with `{` (after spaces), tsv otherwise.
+    /// starts with `{` (after spaces), tsv otherwise; a blank line with a TAB picks tsv.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input: Option<InputArg>,
 

@@ -203,15 +203,22 @@ fn parallel_reference_files() {
     let tsv = run(&[], "a b c d\ta b c d\tz\ne f g h\tx\te f g h\n");
     assert_eq!(tsv.stdout, out.stdout);
     assert_eq!(tsv.stderr, out.stderr);
-    // Streams of different length: the rows that exist, then an error naming the shorter one.
+    // Streams of different length: a row for every line (empty past the shorter stream's end,
+    // a bad line naming it), then an error naming every stream's length.
     std::fs::write(&r2, "z\n").unwrap();
     let out = Cmd::new().args(["-r", a, "-r", b, h]).run();
     assert_eq!(out.code, Some(1));
-    assert_eq!(out.stdout_str(), "100.00\n");
+    assert_eq!(out.stdout_str(), "100.00\n\n");
     let err = out.stderr_str();
     assert!(
-        err.contains(&format!(
-            "bleu-stream: error: streams have different lengths: {b} ended after line 1"
+        err.starts_with(&format!(
+            "bleu-stream: warning: line 2: no reference 2: {b} ended after line 1\n"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(&format!(
+            "bleu-stream: error: {h}, {a} and {b} have different lengths (2, 2 and 1 lines)\n"
         )),
         "{err}"
     );
@@ -710,6 +717,186 @@ fn over_long_lines_are_skipped_without_losing_alignment() {
 fn byte_order_mark_does_not_hide_jsonl() {
     let out = run(&[], "\u{feff}{\"hyp\": \"a b\", \"ref\": \"a b\"}\n");
     assert_eq!(out.stdout_str(), "100.00\n");
+}
+
+// --- notes under --on-error fail ---
+
+/// A sentence score NLTK cannot give ("NLTK raises …") is not a bad line: `--on-error fail`
+/// warns about it as `warn` does, and goes on (exit 0, every row, the final report); `skip`
+/// stays silent.
+#[test]
+fn regression_nltk_raises_warns_under_on_error_fail() {
+    // nist rows follow NLTK sentence_nist, which divides by zero for a 2-token hypothesis.
+    let input = "a b\ta b\na b c d e f\ta b c d e f\n";
+    let warning = "bleu-stream: warning: line 1: nist: NLTK raises ZeroDivisionError";
+    let mut stdout = Vec::new();
+    for policy in ["warn", "fail", "skip"] {
+        let out = run(&["-m", "nist,bleu", "--on-error", policy], input);
+        assert!(out.success(), "{policy}: {}", out.describe());
+        let err = out.stderr_str();
+        assert_eq!(err.contains(warning), policy != "skip", "{policy}: {err}");
+        assert!(!err.contains("error: line"), "{policy}: {err}");
+        assert!(
+            err.contains("final report: 2 segments, 0 bad lines"),
+            "{policy}: {err}"
+        );
+        stdout.push(out.stdout_str());
+    }
+    assert_eq!(stdout[0], "\t100.00\n2.58\t100.00\n");
+    assert!(stdout.iter().all(|s| *s == stdout[0]), "{stdout:?}");
+    // The JSONL row carries the error under every policy.
+    let out = run(&["-m", "nist", "--on-error", "fail", "-f", "jsonl"], input);
+    assert!(out.success(), "{}", out.describe());
+    let records = out.jsonl().expect("JSONL output");
+    assert!(
+        records[0]["nist"]["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("NLTK raises ZeroDivisionError")),
+        "{}",
+        records[0]
+    );
+    assert!(out.stderr_str().contains(warning), "{}", out.stderr_str());
+}
+
+#[test]
+fn parallel_files_of_different_lengths_follow_on_error() {
+    let dir = tempdir("parallel-lengths");
+    let (long, short) = (dir.join("long.txt"), dir.join("short.txt"));
+    std::fs::write(&long, "a b c d\ne f g h\ni j\nk l\n").unwrap();
+    std::fs::write(&short, "a b c d\ne f g h\n").unwrap();
+    let (long, short) = (long.to_str().unwrap(), short.to_str().unwrap());
+    // (hypothesis file, reference file, what is missing past line 2)
+    let cases = [
+        (
+            long,
+            short,
+            format!("no reference: {short} ended after line 2"),
+        ),
+        (
+            short,
+            long,
+            format!("no hypothesis: {short} ended after line 2"),
+        ),
+    ];
+    for (hyp, reference, missing) in &cases {
+        let lengths = if *hyp == long { "4 and 2" } else { "2 and 4" };
+        let error = format!(
+            "bleu-stream: error: {hyp} and {reference} have different lengths ({lengths} lines)\n"
+        );
+        let run = |policy: &str, format: &str| {
+            Cmd::new()
+                .args(["-r", reference, hyp, "--on-error", policy, "-f", format])
+                .run()
+        };
+        let case = format!("hyp {hyp}, ref {reference}");
+
+        // warn: a row for every line, a diagnostic per missing line, then the lengths error.
+        let out = run("warn", "text");
+        assert_eq!(out.code, Some(1), "{case}: {}", out.describe());
+        assert_eq!(out.stdout_str(), "100.00\n100.00\n\n\n", "{case}");
+        let err = out.stderr_str();
+        let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
+        assert_eq!(
+            warnings,
+            [
+                format!("bleu-stream: warning: line 3: {missing}"),
+                format!("bleu-stream: warning: line 4: {missing}")
+            ],
+            "{case}"
+        );
+        assert!(
+            err.contains("final report: 2 segments, 2 bad lines\n"),
+            "{case}: {err}"
+        );
+        assert!(err.ends_with(&error), "{case}: {err}");
+
+        // skip: the same rows, no diagnostic per line, the same error and status.
+        let out = run("skip", "text");
+        assert_eq!(out.code, Some(1), "{case}: {}", out.describe());
+        assert_eq!(out.stdout_str(), "100.00\n100.00\n\n\n", "{case}");
+        let err = out.stderr_str();
+        assert!(!err.contains("warning"), "{case}: {err}");
+        assert!(
+            err.contains("final report: 2 segments, 2 bad lines\n"),
+            "{case}: {err}"
+        );
+        assert!(err.ends_with(&error), "{case}: {err}");
+
+        // fail: stops at the first missing line, status 2, like any bad line.
+        let out = run("fail", "text");
+        assert_eq!(out.code, Some(2), "{case}: {}", out.describe());
+        assert_eq!(out.stdout_str(), "100.00\n100.00\n", "{case}");
+        let err = out.stderr_str();
+        assert!(
+            err.starts_with(&format!("bleu-stream: error: line 3: {missing}\n")),
+            "{case}: {err}"
+        );
+        assert!(
+            err.contains("final report: 2 segments, 1 bad line\n"),
+            "{case}: {err}"
+        );
+        assert!(!err.contains("different lengths"), "{case}: {err}");
+
+        // JSON Lines: an error record per missing line; the final report counts them.
+        for (policy, code, bad) in [("warn", 1, 2), ("skip", 1, 2), ("fail", 2, 1)] {
+            let out = run(policy, "jsonl");
+            assert_eq!(out.code, Some(code), "{case} {policy}: {}", out.describe());
+            let records = out.jsonl().unwrap();
+            let types: Vec<&str> = records
+                .iter()
+                .map(|r| r["type"].as_str().unwrap())
+                .collect();
+            let mut want = vec!["segment", "segment"];
+            want.extend(std::iter::repeat_n("error", bad));
+            want.push("corpus");
+            assert_eq!(types, want, "{case} {policy}");
+            for (i, record) in records[2..2 + bad].iter().enumerate() {
+                assert_eq!(
+                    record,
+                    &json!({"type": "error", "line": 3 + i, "message": missing}),
+                    "{case} {policy}"
+                );
+            }
+            let last = final_record(&out);
+            assert_eq!(
+                (last["segments"].as_u64(), last["bad_lines"].as_u64()),
+                (Some(2), Some(bad as u64)),
+                "{case} {policy}"
+            );
+            let err = out.stderr_str();
+            assert_eq!(
+                err.ends_with(&error),
+                policy != "fail",
+                "{case} {policy}: {err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn parallel_hypotheses_on_stdin_longer_than_the_references() {
+    let dir = tempdir("parallel-stdin");
+    let reference = dir.join("ref.txt");
+    std::fs::write(&reference, "a b c d\n").unwrap();
+    let reference = reference.to_str().unwrap();
+    let out = Cmd::new()
+        .args(["-r", reference, "-f", "jsonl"])
+        .stdin("a b c d\ne f g h")
+        .run();
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    let records = out.jsonl().unwrap();
+    assert_eq!(
+        records[1],
+        json!({"type": "error", "line": 2,
+               "message": format!("no reference: {reference} ended after line 1")})
+    );
+    assert!(
+        out.stderr_str().ends_with(&format!(
+            "bleu-stream: error: <stdin> and {reference} have different lengths (2 and 1 lines)\n"
+        )),
+        "{}",
+        out.stderr_str()
+    );
 }
 
 // --- bad input (issue 6) ---

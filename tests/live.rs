@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::util::BIN;
+use crate::util::{Cmd, BIN};
 
 const DEADLINE: Duration = Duration::from_secs(20);
 
@@ -453,4 +453,395 @@ fn regression_early_stop_with_live_input_exits() {
     let (status, stderr) = live.wait();
     assert_eq!(status, Some(2), "{stderr}");
     assert!(stderr.contains("line 2: no TAB"), "{stderr}");
+}
+
+/// The read offset of file descriptor `fd` of process `pid` (`pos:` in /proc/PID/fdinfo/FD).
+fn read_offset(pid: u32, fd: &str) -> u64 {
+    let info = fs::read_to_string(format!("/proc/{pid}/fdinfo/{fd}")).unwrap();
+    info.lines()
+        .find_map(|l| l.strip_prefix("pos:"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// The descriptor of process `pid` open on `path`, if any.
+fn fd_of(pid: u32, path: &Path) -> Option<String> {
+    let path = fs::canonicalize(path).unwrap();
+    fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .find(|entry| fs::read_link(entry.path()).is_ok_and(|target| target == path))
+        .map(|entry| entry.file_name().into_string().unwrap())
+}
+
+/// Waits until the read offset of `fd` stops moving (the reader is held back by the stalled
+/// output); returns it.
+fn settled_offset(pid: u32, fd: &str) -> u64 {
+    let start = Instant::now();
+    let mut last = read_offset(pid, fd);
+    let mut since = Instant::now();
+    loop {
+        thread::sleep(Duration::from_millis(20));
+        let now = read_offset(pid, fd);
+        if now != last {
+            (last, since) = (now, Instant::now());
+        } else if since.elapsed() > Duration::from_millis(300) {
+            return now;
+        }
+        assert!(start.elapsed() < DEADLINE, "the reader never settled");
+    }
+}
+
+/// Stops a run whose reader is held back by a stalled stdout in the middle of its read buffer,
+/// and checks that every complete line read (the first `pos` bytes of `data`) got its row, and
+/// no other line.
+fn stop_with_stalled_output(mut child: Child, data: &[u8], fd: &str) {
+    let pid = child.id();
+    let before = settled_offset(pid, fd);
+    assert!(
+        before > 0 && before < data.len() as u64,
+        "the reader must be held back mid-input (offset {before} of {})",
+        data.len()
+    );
+    signal(&child, "TERM");
+    // Give the reader time to read on, if it wrongly would; the output is still not read.
+    thread::sleep(Duration::from_millis(300));
+    let pos = read_offset(pid, fd);
+    assert_eq!(pos, before, "no read after SIGTERM");
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(143), "{err}");
+    let complete = data[..pos as usize].iter().filter(|&&b| b == b'\n').count();
+    let records: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let rows: Vec<&Value> = records.iter().filter(|r| r["type"] == "segment").collect();
+    eprintln!(
+        "stopped with {pos} of {} bytes read: {complete} complete lines, {} rows",
+        data.len(),
+        rows.len()
+    );
+    assert_eq!(rows.len(), complete, "one row per complete line read");
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row["line"], i + 1);
+    }
+    let last = records.last().unwrap();
+    assert_eq!(last["final"], true, "{last}");
+    assert_eq!(last["segments"], complete, "{last}");
+    assert_eq!(last["bad_lines"], 0, "{last}");
+}
+
+fn many_lines(count: usize) -> Vec<u8> {
+    // Short lines: a 128 KiB read holds several batches' worth.
+    (0..count).map(segment).collect::<String>().into_bytes()
+}
+
+#[test]
+fn sigterm_finishes_every_complete_line_in_the_read_buffer() {
+    let dir = tempdir("stop-buffer");
+    let input = dir.join("input.tsv");
+    let data = many_lines(200_000);
+    fs::write(&input, &data).unwrap();
+    for threads in ["1", "3"] {
+        // Nobody reads stdout: the reader stops in the middle of a read buffer.
+        let child = Command::new(BIN)
+            .args(["-f", "jsonl", "-j", threads])
+            .stdin(fs::File::open(&input).unwrap())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        stop_with_stalled_output(child, &data, "0");
+    }
+}
+
+#[test]
+fn sigterm_finishes_every_complete_line_read_from_a_followed_file() {
+    let dir = tempdir("stop-follow");
+    let log = dir.join("decoder.log");
+    let mut data = many_lines(200_000);
+    // A last line still being written is not read yet.
+    data.extend_from_slice(b"a b c\ta b");
+    fs::write(&log, &data).unwrap();
+    for threads in ["1", "3"] {
+        let child = Command::new(BIN)
+            .args([
+                "-f",
+                "jsonl",
+                "-j",
+                threads,
+                "--follow",
+                log.to_str().unwrap(),
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader thread opens the file.
+        let mut fd = None;
+        wait_for("the followed file to be opened", || {
+            fd = fd_of(child.id(), &log);
+            fd.is_some()
+        });
+        stop_with_stalled_output(child, &data, &fd.unwrap());
+    }
+}
+
+#[test]
+fn follow_notices_a_rewrite_that_regrows_past_the_read_position() {
+    // The file is rewritten (truncated and written again, longer than before) within one poll:
+    // its size never shrinks where the reader can see it, but the bytes before the read
+    // position change.
+    let dir = tempdir("rewrite");
+    let log = dir.join("l.log");
+    fs::write(&log, "a b c 0\ta b c 0\n").unwrap();
+    let live = Live::spawn(&["--follow", log.to_str().unwrap(), "-f", "jsonl"]);
+    assert_eq!(live.json()["line"], 1);
+    thread::sleep(Duration::from_millis(300));
+    let text: String = (100..110)
+        .map(|i| format!("a b c {i}\ta b c {i}\n"))
+        .collect();
+    fs::write(&log, text).unwrap();
+    let restart = live.json();
+    assert_eq!(restart["type"], "corpus", "{restart}");
+    assert!(
+        restart["note"].as_str().unwrap().contains("was truncated"),
+        "{restart}"
+    );
+    for line in 2..=11 {
+        let row = live.json();
+        assert_eq!(
+            (row["type"].as_str(), row["line"].as_u64()),
+            (Some("segment"), Some(line))
+        );
+        assert_eq!(
+            row["bleu"]["counts"],
+            serde_json::json!([4, 3, 2, 1]),
+            "{row}"
+        );
+    }
+    signal(&live.child, "TERM");
+    let last = live.json();
+    assert_eq!(
+        (
+            last["final"].as_bool(),
+            last["segments"].as_u64(),
+            last["bad_lines"].as_u64()
+        ),
+        (Some(true), Some(11), Some(0))
+    );
+    let (status, stderr) = live.wait();
+    assert_eq!(status, Some(143));
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+#[test]
+fn follow_waits_for_a_file_that_does_not_exist_yet() {
+    let dir = tempdir("appear");
+    let log = dir.join("later.log");
+    let name = log.to_str().unwrap();
+    let warning = format!("bleu-stream: warning: {name}: waiting for it to appear\n");
+    // The file appears: it is read from its start.
+    let mut live = Live::spawn(&["--follow", name, "-f", "jsonl"]);
+    thread::sleep(Duration::from_millis(300));
+    assert!(live.child.try_wait().unwrap().is_none(), "still waiting");
+    fs::write(&log, segment(1)).unwrap();
+    assert_eq!(live.json()["line"], 1);
+    signal(&live.child, "TERM");
+    let last = live.json();
+    assert_eq!(
+        (last["final"].as_bool(), last["segments"].as_u64()),
+        (Some(true), Some(1))
+    );
+    drop(live.stdin.take());
+    let (status, stderr) = live.wait();
+    assert_eq!(status, Some(143), "{stderr}");
+    assert_eq!(
+        stderr.matches("waiting for it to appear").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.starts_with(&warning), "{stderr}");
+    // Stopped while still waiting: a normal end, a final report of nothing.
+    fs::remove_file(&log).unwrap();
+    for (name_, code) in [("TERM", 143), ("INT", 130)] {
+        let live = Live::spawn(&["--follow", name, "-f", "jsonl"]);
+        thread::sleep(Duration::from_millis(200));
+        signal(&live.child, name_);
+        let last = live.json();
+        assert_eq!(
+            (last["final"].as_bool(), last["segments"].as_u64()),
+            (Some(true), Some(0))
+        );
+        let (status, stderr) = live.wait();
+        assert_eq!(status, Some(code), "{stderr}");
+        assert_eq!(stderr, warning);
+    }
+}
+
+// --- prometheus weights ---
+
+/// `--prometheus` with `-m nltk-bleu` and several `--weights`: `bleu_stream_score` keeps its one
+/// sample per metric (for nltk-bleu the first weight set, as before), and
+/// `bleu_stream_nltk_bleu_score` has one sample per distinct weight set, labelled
+/// `weights="…"` as given, each equal to that set's score in the JSON report. Parsed with the
+/// Python `prometheus_client` parser (skipped with a message when the module is missing,
+/// required under CI).
+#[test]
+fn prometheus_gauge_per_weight_set() {
+    const PARSE: &str = r#"
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+want = json.loads(sys.argv[1])
+families = {f.name: f for f in text_string_to_metric_families(sys.stdin.read())}
+score = families["bleu_stream_score"]
+assert score.type == "gauge", score.type
+main = {s.labels["metric"]: s for s in score.samples}
+assert set(main) == {"nltk-bleu", "bleu"}, main
+assert set(main["nltk-bleu"].labels) == {"metric", "name", "signature"}, main
+assert main["nltk-bleu"].value == want["scores"][0], main
+weighted = families["bleu_stream_nltk_bleu_score"]
+assert weighted.type == "gauge", weighted.type
+got = [(s.labels["weights"], s.value) for s in weighted.samples]
+assert got == [tuple(x) for x in want["sets"]], (got, want["sets"])
+for s in weighted.samples:
+    assert s.labels["metric"] == "nltk-bleu" and s.labels["name"] == "NLTK-BLEU", s
+    assert s.labels["signature"] == want["signature"], s
+print("prometheus weights: %d weight-set samples parsed" % len(got))
+"#;
+    let has_module = Command::new("python3")
+        .args(["-c", "import prometheus_client"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let dir = tempdir("prometheus-weights");
+    let input = "the cat sat on the mat\tthe cat sat on a mat\n\
+                 a b c d\ta b d c\n\
+                 it is raining today\tit rains today\n";
+    for weights in [
+        &["0.5,0.5", "0.25,0.25,0.25,0.25", "1,0,0", "0.5,0.5"][..],
+        &["0.25,0.25,0.25,0.25"][..],
+    ] {
+        let prom = dir.join("bleu.prom");
+        let mut args = vec!["-m", "nltk-bleu,bleu", "--corpus-only", "-f", "jsonl"];
+        for w in weights {
+            args.extend(["--weights", w]);
+        }
+        let out = crate::util::Cmd::new()
+            .args(&args)
+            .args(["--prometheus", prom.to_str().unwrap()])
+            .stdin(input)
+            .run();
+        assert!(out.success(), "{}", out.describe());
+        let report = out.jsonl().unwrap().pop().unwrap();
+        let nltk = &report["nltk-bleu"];
+        let scores: Vec<f64> = match &nltk["score"] {
+            Value::Array(list) => list.iter().map(|v| v.as_f64().unwrap()).collect(),
+            v => vec![v.as_f64().unwrap()],
+        };
+        assert_eq!(scores.len(), weights.len(), "{nltk}");
+        // Each distinct set once, in --weights order.
+        let mut sets: Vec<(&str, f64)> = Vec::new();
+        for (w, &x) in weights.iter().zip(&scores) {
+            if sets.iter().all(|(s, _)| s != w) {
+                sets.push((w, x));
+            }
+        }
+        let text = fs::read_to_string(&prom).unwrap();
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("bleu_stream_nltk_bleu_score{"))
+            .collect();
+        assert_eq!(lines.len(), sets.len(), "{text}");
+        for ((w, _), line) in sets.iter().zip(&lines) {
+            assert!(line.contains(&format!(",weights=\"{w}\"}} ")), "{line}");
+        }
+        // The single-set gauge is the one it always was.
+        let first = format!(
+            "bleu_stream_score{{metric=\"nltk-bleu\",name=\"NLTK-BLEU\",signature=\"{}\"}} {:?}\n",
+            nltk["signature"].as_str().unwrap(),
+            scores[0]
+        );
+        assert!(text.contains(&first), "{first}\n{text}");
+        if !has_module {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must have the prometheus_client module (pip install prometheus_client)"
+            );
+            eprintln!(
+                "SKIPPED: Prometheus weights parse (python3 module prometheus_client missing)"
+            );
+            continue;
+        }
+        let want = serde_json::json!({
+            "scores": scores,
+            "sets": sets,
+            "signature": nltk["signature"],
+        });
+        let mut child = Command::new("python3")
+            .args(["-c", PARSE, &want.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "prometheus_client rejected the exposition: {}\n{text}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        eprint!("{}", String::from_utf8_lossy(&out.stdout));
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Regression: under `--input auto` a first line of only a TAB waited for the next non-blank
+/// line to decide the format, so its row depended on where the reader's batch ended (scored
+/// when sent alone, "wrong number of fields" when batched with `a<TAB>b<TAB>c`).
+#[test]
+fn a_first_line_of_only_a_tab_frames_the_same_in_any_batch() {
+    let args = ["-f", "jsonl", "--on-error", "warn"];
+    let at_once = Cmd::new()
+        .args(args)
+        .stdin("\t\na\tb\tc\n")
+        .run()
+        .assert_success()
+        .stdout_str();
+    let mut live = Live::spawn(&args);
+    live.write("\t\n");
+    let first = live.line();
+    live.write("a\tb\tc\n");
+    let second = live.line();
+    drop(live.stdin.take());
+    let last = live.line();
+    assert_eq!(live.wait().0, Some(0));
+    assert_eq!(at_once, format!("{first}\n{second}\n{last}\n"));
+    let first: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(first["type"], "segment", "{first}");
+    let second: Value = serde_json::from_str(&second).unwrap();
+    assert_eq!(second["type"], "error", "{second}");
 }

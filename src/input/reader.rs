@@ -115,6 +115,18 @@ impl Source {
         }
     }
 
+    /// Opens the stream as a [`LineReader`]; the error message names it.
+    pub fn reader(&self) -> Result<LineReader, String> {
+        let inner = self.open()?;
+        let regular = match self {
+            Source::Stdin => stdin_is_regular_file(),
+            Source::File(p) => std::fs::metadata(p).is_ok_and(|m| m.is_file()),
+        };
+        let mut reader = LineReader::new(inner, self.name());
+        reader.may_block = !regular;
+        Ok(reader)
+    }
+
     /// Opens the stream; the error message names it.
     pub fn open(&self) -> Result<Box<dyn Read + Send>, String> {
         match self {
@@ -125,6 +137,23 @@ impl Source {
             },
         }
     }
+}
+
+/// True when standard input is a regular file (`< file`): reading it never waits for a writer.
+#[cfg(unix)]
+fn stdin_is_regular_file() -> bool {
+    use std::os::fd::AsFd;
+    io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .ok()
+        .and_then(|fd| File::from(fd).metadata().ok())
+        .is_some_and(|m| m.is_file())
+}
+
+#[cfg(not(unix))]
+fn stdin_is_regular_file() -> bool {
+    false
 }
 
 /// `io::Error` text without Rust's " (os error N)" suffix.
@@ -138,8 +167,12 @@ pub fn io_message(e: &io::Error) -> String {
 
 /// What the reader thread shares with the merger and the signal thread, so that a graceful stop
 /// (SIGINT/SIGTERM) finishes exactly the lines already read: once a stop is requested the reader
-/// reads no more, and the merger is done when it has merged every batch sent while the reader
-/// waits for input (a reader waiting for input has sent every complete line it holds).
+/// makes no more read calls but still frames and sends every complete line already in its
+/// buffers, then ends; the merger is done when the reader has ended and every batch is merged,
+/// or earlier when it has merged every batch sent while the reader waits for input that may
+/// never come (a pipe, a terminal, a followed file that does not grow: a reader waiting there
+/// has sent every complete line it holds). Reads of regular files do not count as waiting: they
+/// return at once, and the lines they return were read before the reader saw the stop.
 #[derive(Debug, Default)]
 pub struct ReaderState {
     stop: AtomicBool,
@@ -188,7 +221,18 @@ pub struct LineReader {
     max_line: usize,
     /// Bytes of the current over-long line skipped so far.
     skipping: Option<u64>,
+    /// A stop was requested when more input was needed: no more read calls; what is buffered
+    /// after the last complete line is dropped (a line is read once its `\n` has been read).
+    halted: bool,
+    /// A read may wait for a writer (not a regular file): the reader marks itself waiting
+    /// around it (see [`ReaderState`]).
+    may_block: bool,
+    /// `--follow`: the last (up to [`TAIL`]) bytes read, to notice a file rewritten in place.
+    tail: Vec<u8>,
 }
+
+/// `--follow`: bytes before the read position checked to notice a rewritten file.
+const TAIL: usize = 64;
 
 /// One line as read.
 #[derive(Debug, PartialEq, Eq)]
@@ -214,6 +258,9 @@ impl LineReader {
             state: None,
             max_line: usize::MAX,
             skipping: None,
+            halted: false,
+            may_block: true,
+            tail: Vec::new(),
         }
     }
 
@@ -257,9 +304,30 @@ impl LineReader {
     }
 
     /// True when the next [`next_line`](Self::next_line) will not need to read (and so cannot
-    /// block).
+    /// block): a complete line is buffered, or the stream has ended (or halted).
     pub fn has_line(&mut self) -> bool {
-        self.find_newline() || (self.eof && !self.follow && self.start < self.end)
+        self.find_newline() || (self.eof && (!self.follow || self.halted))
+    }
+
+    /// True when the reader stopped reading because a stop was requested (not at the end of
+    /// the stream): [`next_line`](Self::next_line) returned `None` for that reason.
+    pub fn halted(&self) -> bool {
+        self.halted
+    }
+
+    /// `--follow`: true when the bytes before the read position in `file` are still the ones
+    /// read there (up to [`TAIL`] of them), i.e. the file was not rewritten under the reader.
+    #[cfg(unix)]
+    fn tail_matches(&self, file: &File) -> bool {
+        use std::os::unix::fs::FileExt;
+        let mut now = vec![0; self.tail.len()];
+        let at = self.offset - self.tail.len() as u64;
+        file.read_exact_at(&mut now, at).is_ok() && now == self.tail
+    }
+
+    #[cfg(not(unix))]
+    fn tail_matches(&self, _file: &File) -> bool {
+        true
     }
 
     fn find_newline(&mut self) -> bool {
@@ -289,7 +357,7 @@ impl LineReader {
                 *self.skipping.get_or_insert(0) += (self.end - self.start) as u64;
                 self.start = self.end;
             }
-            if self.eof && !self.follow {
+            if self.eof && !self.follow && !self.halted {
                 let rest = (self.end - self.start) as u64;
                 if let Some(skipped) = self.skipping.take() {
                     self.start = self.end;
@@ -319,7 +387,17 @@ impl LineReader {
             // A line longer than the buffer: grow it.
             self.buf.resize(self.buf.len() * 2, 0);
         }
+        let waits = self.may_block.then_some(self.state.as_deref()).flatten();
         if let Some(state) = &self.state {
+            if state.stop_requested() {
+                // Stopping: read no more. What is buffered after the last complete line is
+                // dropped: a line is read once its `\n` has been read.
+                self.halted = true;
+                self.eof = true;
+                return Ok(());
+            }
+        }
+        if let Some(state) = waits {
             state.set_waiting(true);
         }
         let result = loop {
@@ -329,6 +407,12 @@ impl LineReader {
                     break Ok(());
                 }
                 Ok(n) => {
+                    if self.follow {
+                        let read = &self.buf[self.end..self.end + n];
+                        let keep = TAIL.saturating_sub(n).min(self.tail.len());
+                        self.tail.drain(..self.tail.len() - keep);
+                        self.tail.extend_from_slice(&read[n.saturating_sub(TAIL)..]);
+                    }
                     self.end += n;
                     self.offset += n as u64;
                     break Ok(());
@@ -337,7 +421,7 @@ impl LineReader {
                 Err(e) => break Err(e),
             }
         };
-        if let Some(state) = &self.state {
+        if let Some(state) = waits {
             state.set_waiting(false);
         }
         result
@@ -471,14 +555,21 @@ impl Batcher {
         if self.framing.is_none() {
             // A UTF-8 byte order mark does not hide JSON.
             let body = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
-            if let Some(&first) = body.iter().find(|&&b| !super::is_space(b)) {
-                self.framing = Some(if first == b'{' {
-                    Framing::Jsonl {
-                        refs: refs.exactly(),
-                    }
-                } else {
-                    Framing::Tsv { refs }
-                });
+            match body.iter().find(|&&b| !super::is_space(b)) {
+                Some(&first) => {
+                    self.framing = Some(if first == b'{' {
+                        Framing::Jsonl {
+                            refs: refs.exactly(),
+                        }
+                    } else {
+                        Framing::Tsv { refs }
+                    })
+                }
+                // A blank line with a TAB is not empty: it is a TSV record with empty fields
+                // (`paste` of two empty lines), and cannot be JSON. Deciding here, not at the
+                // next non-blank line, keeps its row independent of where batches end.
+                None if body.contains(&b'\t') => self.framing = Some(Framing::Tsv { refs }),
+                None => {}
             }
         }
         if let Some(Framing::Tsv {
@@ -498,10 +589,6 @@ impl Batcher {
         self.record_done()
     }
 
-    fn stop_requested(&self) -> bool {
-        self.state.stop_requested()
-    }
-
     fn record_done(&mut self) -> Result<(), Stop> {
         self.batch.end_record();
         self.next_line += 1;
@@ -518,14 +605,16 @@ fn read_lines(sources: Vec<LineReader>, refs: Refs, out: &mut Batcher) -> Result
             if !source.has_line() {
                 out.send()?;
             }
-            if out.stop_requested() {
-                return Ok(());
-            }
+            // On a stop request the source reads no more but still returns every complete line
+            // it holds, then `None`.
             match source.next_line() {
                 Ok(Some(line)) => out.line(line, refs)?,
                 Ok(None) => break,
                 Err(e) => return Err(read_failed(source.name(), &e)),
             }
+        }
+        if source.halted() {
+            return Ok(());
         }
     }
     Ok(())
@@ -542,28 +631,61 @@ fn read_failed(name: &str, e: &io::Error) -> Stop {
 /// How often a followed file is checked for growth, truncation and replacement.
 const FOLLOW_POLL: Duration = Duration::from_millis(20);
 
+/// A followed file, opened.
+struct Followed {
+    reader: LineReader,
+    /// Another handle on the same open file, for positioned reads of what was read already.
+    file: File,
+    id: Option<(u64, u64)>,
+}
+
 /// `--follow`: reads `path` like `tail -F`, from its start: keeps reading as it grows; when it is
-/// truncated (`copytruncate` rotation) or replaced (a new file under the name), reads the new
-/// contents from the start, after a batch that marks the restart. Ends only on a stop request.
+/// truncated (`copytruncate` rotation), rewritten in place (the bytes before the read position
+/// changed) or replaced (a new file under the name), reads the new contents from the start,
+/// after a batch that marks the restart. A file that does not exist yet is waited for. Ends
+/// only on a stop request.
 fn read_follow(path: &Path, refs: Refs, max_line: usize, out: &mut Batcher) -> Result<(), Stop> {
     let name = path.display().to_string();
     let state = Arc::clone(&out.state);
-    let open = || -> Result<(LineReader, Option<(u64, u64)>), Stop> {
-        let file = File::open(path).map_err(|e| read_failed(&name, &e))?;
-        let id = file_id(&file.metadata().map_err(|e| read_failed(&name, &e))?);
-        let mut reader = LineReader::new(Box::new(file), name.clone())
+    let open = || -> io::Result<Followed> {
+        let file = File::open(path)?;
+        let id = file_id(&file.metadata()?);
+        let mut reader = LineReader::new(Box::new(file.try_clone()?), name.clone())
             .following()
             .max_line(max_line);
         reader.state = Some(Arc::clone(&state));
-        Ok((reader, id))
+        // A regular file returns at once; the wait for growth is the poll below.
+        reader.may_block = false;
+        Ok(Followed { reader, file, id })
     };
-    let (mut reader, mut id) = open()?;
+    let poll = || {
+        state.set_waiting(true);
+        std::thread::sleep(FOLLOW_POLL);
+        state.set_waiting(false);
+    };
+    let mut warned = false;
+    let mut followed = loop {
+        match open() {
+            Ok(followed) => break followed,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if !warned {
+                    crate::output::diagnostic(&format!(
+                        "warning: {name}: waiting for it to appear"
+                    ));
+                    warned = true;
+                }
+                if state.stop_requested() {
+                    return Ok(());
+                }
+                poll();
+            }
+            Err(e) => return Err(read_failed(&name, &e)),
+        }
+    };
     loop {
+        let reader = &mut followed.reader;
         if !reader.has_line() {
             out.send()?;
-        }
-        if out.stop_requested() {
-            return Ok(());
         }
         match reader.next_line() {
             Ok(Some(line)) => {
@@ -573,14 +695,40 @@ fn read_follow(path: &Path, refs: Refs, max_line: usize, out: &mut Batcher) -> R
             Ok(None) => {}
             Err(e) => return Err(read_failed(&name, &e)),
         }
-        // At the end of what has been written so far.
+        // At the end of what has been written so far (or stopping: a partial last line is not
+        // read yet, the writer may still be writing it).
+        if reader.halted() || state.stop_requested() {
+            return Ok(());
+        }
+        // Wait, then look at the file before reading on: a read would take whatever sits at
+        // the read position, even in a file rewritten meanwhile.
+        poll();
         let change = match std::fs::metadata(path) {
-            Ok(meta) if file_id(&meta) != id => Some("replaced"),
+            Ok(meta) if file_id(&meta) != followed.id => Some("replaced"),
             Ok(meta) if meta.len() < reader.offset() => Some("truncated"),
+            // Grown: unless the bytes before the read position are the ones read there, the
+            // file was rewritten (truncated and regrown past the position between two polls).
+            Ok(meta) if meta.len() > reader.offset() && !reader.tail_matches(&followed.file) => {
+                Some("truncated")
+            }
             // Missing for a moment during a rotation, or unchanged: wait.
             _ => None,
         };
         if let Some(change) = change {
+            if change == "replaced" {
+                // What was written to the old file before it was replaced is still to be read.
+                reader.resume();
+                loop {
+                    match reader.next_line() {
+                        Ok(Some(line)) => out.line(line, refs)?,
+                        Ok(None) => break,
+                        Err(e) => return Err(read_failed(&name, &e)),
+                    }
+                }
+                if reader.halted() {
+                    return Ok(());
+                }
+            }
             // The old file is finished: a last line without newline is a line.
             if let Some(line) = reader.take_partial() {
                 out.line(Line::Text(&line), refs)?;
@@ -588,14 +736,11 @@ fn read_follow(path: &Path, refs: Refs, max_line: usize, out: &mut Batcher) -> R
             if let Ok(new) = open() {
                 out.batch.restart = Some(format!("{name} was {change}: reading it from the start"));
                 out.send()?;
-                (reader, id) = new;
+                followed = new;
                 continue;
             }
         }
-        out.state.set_waiting(true);
-        std::thread::sleep(FOLLOW_POLL);
-        out.state.set_waiting(false);
-        reader.resume();
+        followed.reader.resume();
     }
 }
 
@@ -611,54 +756,95 @@ fn file_id(_meta: &std::fs::Metadata) -> Option<(u64, u64)> {
     None
 }
 
+/// Parallel files read in lockstep, one record per line number. A stream that ends before the
+/// others makes every further record a bad line (one empty row each, naming the stream and its
+/// last line), until every stream has ended; then the lengths are an input error.
 fn read_parallel(mut streams: Vec<LineReader>, out: &mut Batcher) -> Result<(), Stop> {
+    // Per stream: its number of lines, once it has ended.
+    let mut ended: Vec<Option<u64>> = vec![None; streams.len()];
     loop {
-        if !streams[0].has_line() {
+        // Before a read that may block, every record read so far must be on its way.
+        if !streams.iter_mut().all(LineReader::has_line) {
             out.send()?;
         }
-        if out.stop_requested() {
-            return Ok(());
-        }
         let line_no = out.next_line;
-        let mut ended: Vec<usize> = Vec::new();
+        let mut too_long_field = None;
         for (i, stream) in streams.iter_mut().enumerate() {
+            if ended[i].is_some() {
+                out.batch.push_field(b"");
+                continue;
+            }
             match stream.next_line() {
                 Ok(Some(Line::Text(line))) => out.batch.push_field(line),
                 Ok(Some(Line::TooLong(bytes))) => {
                     out.batch.push_field(b"");
-                    let record = out.batch.records.len();
-                    if !out.batch.bad.iter().any(|(r, _)| *r == record) {
-                        out.batch
-                            .mark_bad(format!("{}: {}", stream.name(), too_long(bytes)));
-                    }
+                    too_long_field
+                        .get_or_insert_with(|| format!("{}: {}", stream.name(), too_long(bytes)));
                 }
-                Ok(None) => ended.push(i),
+                Ok(None) => {
+                    if stream.halted() {
+                        // Stopping before this stream's line was read: the record is not read.
+                        out.batch
+                            .fields
+                            .truncate(out.batch.records.last().copied().unwrap_or(0));
+                        return Ok(());
+                    }
+                    ended[i] = Some(line_no - 1);
+                    out.batch.push_field(b"");
+                }
                 Err(e) => return Err(read_failed(stream.name(), &e)),
             }
         }
-        if ended.len() == streams.len() {
-            return Ok(());
+        if ended.iter().all(Option::is_some) {
+            // No line left in any stream: drop the empty record.
+            out.batch
+                .fields
+                .truncate(out.batch.records.last().copied().unwrap_or(0));
+            return match different_lengths(&streams, &ended) {
+                Some(message) => Err(Stop::Fatal(message)),
+                None => Ok(()),
+            };
         }
-        if !ended.is_empty() {
-            // Drop the partial record; name the shorter stream(s).
-            let fields = out.batch.records.last().copied().unwrap_or(0);
-            out.batch.fields.truncate(fields);
-            let names: Vec<&str> = ended.iter().map(|&i| streams[i].name()).collect();
-            let longer: Vec<&str> = (0..streams.len())
-                .filter(|i| !ended.contains(i))
-                .map(|i| streams[i].name())
-                .collect();
-            return Err(Stop::Fatal(format!(
-                "streams have different lengths: {} ended after line {} but {} {} line {}",
-                names.join(", "),
-                line_no - 1,
-                longer.join(", "),
-                if longer.len() == 1 { "has" } else { "have" },
-                line_no
-            )));
+        let missing: Vec<String> = ended
+            .iter()
+            .enumerate()
+            .filter_map(|(i, lines)| {
+                let lines = (*lines)?;
+                let what = match i {
+                    0 => "hypothesis".to_owned(),
+                    _ if streams.len() == 2 => "reference".to_owned(),
+                    _ => format!("reference {i}"),
+                };
+                Some(format!(
+                    "no {what}: {} ended after line {lines}",
+                    streams[i].name()
+                ))
+            })
+            .collect();
+        if !missing.is_empty() {
+            out.batch.mark_bad(missing.join("; "));
+        } else if let Some(message) = too_long_field {
+            out.batch.mark_bad(message);
         }
         out.record_done()?;
     }
+}
+
+/// `a, b and c have different lengths (1, 2 and 2 lines)` when the streams' line counts differ.
+fn different_lengths(streams: &[LineReader], lines: &[Option<u64>]) -> Option<String> {
+    let counts: Vec<u64> = lines.iter().map(|n| n.unwrap_or(0)).collect();
+    if counts.iter().all(|&n| n == counts[0]) {
+        return None;
+    }
+    let list = |items: Vec<String>| match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => items.concat(),
+    };
+    Some(format!(
+        "{} have different lengths ({} lines)",
+        list(streams.iter().map(|s| s.name().to_owned()).collect()),
+        list(counts.iter().map(u64::to_string).collect()),
+    ))
 }
 
 #[cfg(test)]
@@ -730,6 +916,32 @@ mod tests {
     }
 
     #[test]
+    fn a_blank_line_with_a_tab_decides_tsv_and_the_number_of_references() {
+        // Regression: a first line of only a TAB used to wait for the next non-blank line, so
+        // its framing (and whether it was bad) depended on where the batch ended.
+        let plan = Plan::Lines {
+            sources: vec![reader(b"\t\r\na\tb\tc\n")],
+            format: InputFormat::Auto,
+            refs: Refs::Unknown,
+        };
+        let batches = collect(plan);
+        assert_eq!(
+            batches[0].framing,
+            Some(Framing::Tsv {
+                refs: Refs::AsLine { line: 1, count: 1 }
+            })
+        );
+        // A blank line without a TAB still decides nothing.
+        let plan = Plan::Lines {
+            sources: vec![reader(b" \n{\"hyp\":\"a\",\"ref\":\"a\"}\n")],
+            format: InputFormat::Auto,
+            refs: Refs::Unknown,
+        };
+        let batches = collect(plan);
+        assert_eq!(batches[0].framing, Some(Framing::Jsonl { refs: None }));
+    }
+
+    #[test]
     fn files_are_read_one_after_the_other() {
         let plan = Plan::Lines {
             sources: vec![reader(b"a\tb\nc\td"), reader(b"e\tf\n")],
@@ -746,16 +958,150 @@ mod tests {
 
     #[test]
     fn parallel_streams_in_lockstep_and_length_mismatch() {
+        let named =
+            |data: &'static [u8], name: &str| LineReader::new(Box::new(data), name.to_owned());
         let plan = Plan::Parallel {
-            streams: vec![reader(b"h1\nh2\nh3\n"), reader(b"r1\nr2\n")],
+            streams: vec![named(b"h1\nh2\nh3\nh4", "hyp"), named(b"r1\nr2\n", "ref")],
         };
         let batches = collect(plan);
-        assert_eq!(records(&batches), [vec!["h1", "r1"], vec!["h2", "r2"]]);
-        let fatal = batches.last().unwrap().fatal.clone().unwrap();
+        // Every line of the longer stream is a record, bad, with empty fields for the missing.
         assert_eq!(
-            fatal,
-            "streams have different lengths: test ended after line 2 but test has line 3"
+            records(&batches),
+            [["h1", "r1"], ["h2", "r2"], ["h3", ""], ["h4", ""]]
         );
+        let bad: Vec<_> = batches
+            .iter()
+            .flat_map(|b| {
+                b.bad
+                    .iter()
+                    .map(move |(i, m)| (b.first_line + *i as u64, m))
+            })
+            .collect();
+        let message = "no reference: ref ended after line 2".to_owned();
+        assert_eq!(bad, [(3, &message), (4, &message)]);
+        let fatal = batches.last().unwrap().fatal.clone().unwrap();
+        assert_eq!(fatal, "hyp and ref have different lengths (4 and 2 lines)");
+        // Three streams, the hypothesis shortest: every stream that ended is named.
+        let plan = Plan::Parallel {
+            streams: vec![
+                named(b"h1\n", "hyp"),
+                named(b"a1\na2\n", "r1"),
+                named(b"b1\nb2\nb3\n", "r2"),
+            ],
+        };
+        let batches = collect(plan);
+        assert_eq!(records(&batches).len(), 3);
+        let bad: Vec<_> = batches.iter().flat_map(|b| b.bad.clone()).collect();
+        assert_eq!(bad.len(), 2);
+        assert_eq!(bad[0].1, "no hypothesis: hyp ended after line 1");
+        assert_eq!(
+            bad[1].1,
+            "no hypothesis: hyp ended after line 1; no reference 1: r1 ended after line 2"
+        );
+        assert_eq!(
+            batches.last().unwrap().fatal.as_deref(),
+            Some("hyp, r1 and r2 have different lengths (1, 2 and 3 lines)")
+        );
+        // Same lengths: no error.
+        let plan = Plan::Parallel {
+            streams: vec![named(b"h1\nh2", "hyp"), named(b"r1\nr2\n", "ref")],
+        };
+        let batches = collect(plan);
+        assert_eq!(records(&batches).len(), 2);
+        assert!(batches
+            .iter()
+            .all(|b| b.fatal.is_none() && b.bad.is_empty()));
+    }
+
+    /// A reader that hands out `data` in `chunk`-byte reads and requests a stop after `stop_after`
+    /// reads.
+    struct Chunked {
+        data: &'static [u8],
+        chunk: usize,
+        reads: usize,
+        stop_after: usize,
+        state: Arc<ReaderState>,
+    }
+
+    impl Read for Chunked {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            assert!(!self.state.stop_requested(), "no read after a stop request");
+            let n = self.chunk.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            self.reads += 1;
+            if self.reads == self.stop_after {
+                self.state.request_stop();
+            }
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_stop_reads_no_more_but_keeps_every_complete_line_read() {
+        let data: &'static [u8] = Box::leak(
+            (0..20_000)
+                .map(|i| format!("h {i}\tr {i}\n"))
+                .collect::<String>()
+                .into_bytes()
+                .into_boxed_slice(),
+        );
+        for (chunk, stop_after) in [(100_000, 1), (100_000, 2), (7, 3), (READ_SIZE, 1)] {
+            let state = Arc::new(ReaderState::default());
+            let source = Chunked {
+                data,
+                chunk,
+                reads: 0,
+                stop_after,
+                state: Arc::clone(&state),
+            };
+            let read = (chunk * stop_after).min(data.len());
+            let complete = data[..read].iter().filter(|&&b| b == b'\n').count();
+            let plan = Plan::Lines {
+                sources: vec![LineReader::new(Box::new(source), "test".to_owned())],
+                format: InputFormat::Tsv,
+                refs: Refs::Unknown,
+            };
+            let (tx, rx) = unbounded();
+            run(plan, tx, state);
+            let batches: Vec<Batch> = rx.into_iter().collect();
+            let all = records(&batches);
+            assert_eq!(
+                all.len(),
+                complete,
+                "chunk {chunk}, stop after {stop_after}"
+            );
+            let last = complete - 1;
+            assert_eq!(all.last().unwrap()[0], format!("h {last}\tr {last}"));
+        }
+    }
+
+    #[test]
+    fn the_follow_tail_keeps_the_last_bytes_read() {
+        let data: &'static [u8] = Box::leak(
+            (0..3000u32)
+                .map(|i| (b'a' + (i % 26) as u8) as char)
+                .collect::<String>()
+                .into_bytes()
+                .into_boxed_slice(),
+        );
+        for chunk in [1, 7, 63, 64, 65, 1000] {
+            let source = Chunked {
+                data,
+                chunk,
+                reads: 0,
+                stop_after: 0,
+                state: Arc::default(),
+            };
+            let mut r = LineReader::new(Box::new(source), "test".to_owned()).following();
+            let mut read = 0;
+            while read < data.len() {
+                r.fill().unwrap();
+                read = r.offset() as usize;
+                let want = &data[read.saturating_sub(TAIL)..read];
+                assert_eq!(r.tail, want, "chunk {chunk}, {read} bytes read");
+            }
+        }
     }
 
     #[test]
