@@ -308,6 +308,13 @@ assert samples["bleu_stream_bad_lines_total"][2] == 0
 assert samples["bleu_stream_final"][2] == 1
 print("prometheus exposition parsed:", len(samples), "samples")
 "#;
+    parse_with_prometheus_client("exposition", PARSE, &[], text);
+}
+
+/// Runs `script` (Python, `prometheus_client` imported by it) with `args`, the exposition
+/// `text` on its stdin, and asserts that it succeeds. Without the module the check is skipped
+/// with a message naming `what`, except in CI, which must have it.
+fn parse_with_prometheus_client(what: &str, script: &str, args: &[&str], text: &str) {
     let has_module = Command::new("python3")
         .args(["-c", "import prometheus_client"])
         .stderr(Stdio::null())
@@ -318,13 +325,12 @@ print("prometheus exposition parsed:", len(samples), "samples")
             std::env::var_os("CI").is_none(),
             "CI must have the prometheus_client module (pip install prometheus_client)"
         );
-        eprintln!(
-            "SKIPPED: Prometheus exposition parse (python3 module prometheus_client missing)"
-        );
+        eprintln!("SKIPPED: Prometheus {what} parse (python3 module prometheus_client missing)");
         return;
     }
     let mut child = Command::new("python3")
-        .args(["-c", PARSE])
+        .args(["-c", script])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -726,11 +732,6 @@ for s in weighted.samples:
     assert s.labels["signature"] == want["signature"], s
 print("prometheus weights: %d weight-set samples parsed" % len(got))
 "#;
-    let has_module = Command::new("python3")
-        .args(["-c", "import prometheus_client"])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
     let dir = tempdir("prometheus-weights");
     let input = "the cat sat on the mat\tthe cat sat on a mat\n\
                  a b c d\ta b d c\n\
@@ -744,7 +745,7 @@ print("prometheus weights: %d weight-set samples parsed" % len(got))
         for w in weights {
             args.extend(["--weights", w]);
         }
-        let out = crate::util::Cmd::new()
+        let out = Cmd::new()
             .args(&args)
             .args(["--prometheus", prom.to_str().unwrap()])
             .stdin(input)
@@ -780,41 +781,12 @@ print("prometheus weights: %d weight-set samples parsed" % len(got))
             scores[0]
         );
         assert!(text.contains(&first), "{first}\n{text}");
-        if !has_module {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must have the prometheus_client module (pip install prometheus_client)"
-            );
-            eprintln!(
-                "SKIPPED: Prometheus weights parse (python3 module prometheus_client missing)"
-            );
-            continue;
-        }
         let want = serde_json::json!({
             "scores": scores,
             "sets": sets,
             "signature": nltk["signature"],
         });
-        let mut child = Command::new("python3")
-            .args(["-c", PARSE, &want.to_string()])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "prometheus_client rejected the exposition: {}\n{text}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        eprint!("{}", String::from_utf8_lossy(&out.stdout));
+        parse_with_prometheus_client("weights", PARSE, &[&want.to_string()], &text);
     }
     let _ = fs::remove_dir_all(&dir);
 }
