@@ -281,6 +281,14 @@ impl Ctx<'_> {
         self.mismatches.push(what);
     }
 
+    /// True (and a mismatch) when the numbers of `what` (metrics, systems) differ.
+    fn counts_differ(&mut self, what: &str, ours: usize, theirs: usize) -> bool {
+        if ours != theirs {
+            self.bad(format!("{ours} {what}, sacreBLEU {theirs}"));
+        }
+        ours != theirs
+    }
+
     fn eq(&mut self, what: &str, ours: &str, theirs: &str) {
         if ours != theirs {
             self.bad(format!("{what}: ours {ours:?}, sacreBLEU {theirs:?}"));
@@ -478,12 +486,8 @@ impl Ctx<'_> {
             Ok(e) => e,
             Err(e) => return self.bad(format!("bleu-stream's report: {e}")),
         };
-        if ours.len() != theirs.len() {
-            return self.bad(format!(
-                "{} metrics, sacreBLEU {}",
-                ours.len(),
-                theirs.len()
-            ));
+        if self.counts_differ("metrics", ours.len(), theirs.len()) {
+            return;
         }
         for (o, t) in ours.iter().zip(&theirs) {
             self.compare_entry(o, t, 2);
@@ -509,12 +513,8 @@ impl Ctx<'_> {
             Err(e) => return self.bad(e),
         };
         let keys: Vec<String> = self.metric_list().split(',').map(str::to_owned).collect();
-        if keys.len() != objects.len() {
-            return self.bad(format!(
-                "{} metrics, sacreBLEU {}",
-                keys.len(),
-                objects.len()
-            ));
+        if self.counts_differ("metrics", keys.len(), objects.len()) {
+            return;
         }
         for (key, t) in keys.iter().zip(objects) {
             let m = &record[key.as_str()];
@@ -653,12 +653,8 @@ impl Ctx<'_> {
         let w = self.width;
         if json {
             let theirs: Vec<Value> = serde_json::from_str(self.stdout()).unwrap();
-            if theirs.len() != systems.len() {
-                return self.bad(format!(
-                    "{} systems, sacreBLEU {}",
-                    systems.len(),
-                    theirs.len()
-                ));
+            if self.counts_differ("systems", systems.len(), theirs.len()) {
+                return;
             }
             for (o, t) in systems.iter().zip(&theirs) {
                 let sys = o["system"].as_str().unwrap();
@@ -702,12 +698,8 @@ impl Ctx<'_> {
                 table.push((cells[0].clone(), cells[1..].to_vec(), Vec::new()));
             }
         }
-        if table.len() != systems.len() {
-            return self.bad(format!(
-                "{} systems, sacreBLEU {}",
-                systems.len(),
-                table.len()
-            ));
+        if self.counts_differ("systems", systems.len(), table.len()) {
+            return;
         }
         // Signatures from the "Metric signatures" list: ` - NAME   SIGNATURE`.
         let signatures: BTreeMap<String, String> = self
