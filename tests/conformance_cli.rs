@@ -174,27 +174,25 @@ fn split_rest(rest: &str) -> (String, Option<(String, String)>, Option<String>) 
 fn parse_sacre_line(line: &str) -> Option<Entry> {
     let (left, rest) = line.trim_start().split_once(" = ")?;
     let (name, signature) = left.split_once('|').unwrap_or((left, ""));
-    let (score, confidence, verbose) = split_rest(rest);
-    Some(Entry {
-        name: name.to_owned(),
-        signature: signature.to_owned(),
-        score,
-        confidence,
-        verbose,
-    })
+    Some(entry(name, signature, rest))
 }
 
 /// bleu-stream's `NAME = …` text (a report line or a JSON `text`).
 fn parse_ours(text: &str, signature: &str) -> Option<Entry> {
     let (name, rest) = text.split_once(" = ")?;
+    Some(entry(name, signature, rest))
+}
+
+/// An entry from its name, signature and the text after ` = `.
+fn entry(name: &str, signature: &str, rest: &str) -> Entry {
     let (score, confidence, verbose) = split_rest(rest);
-    Some(Entry {
+    Entry {
         name: name.to_owned(),
         signature: signature.to_owned(),
         score,
         confidence,
         verbose,
-    })
+    }
 }
 
 /// The metrics of bleu-stream's `--corpus-only` text report: `NAME = …` lines, each followed by
