@@ -26,6 +26,14 @@ fn best(mut stage: impl FnMut() -> u64) -> (Duration, u64) {
     (fastest, result)
 }
 
+/// `str.split()` of a hypothesis and its reference into reused buffers.
+fn split_into(h: &str, r: &str, hyp: &mut Tokens, reference: &mut Tokens) {
+    hyp.clear();
+    hyp.extend_split(h);
+    reference.clear();
+    reference.extend_split(r);
+}
+
 fn main() {
     let path = std::env::args()
         .nth(1)
@@ -40,10 +48,7 @@ fn main() {
     let split = best(|| {
         let mut tokens = 0;
         for (h, r) in &pairs {
-            hyp.clear();
-            hyp.extend_split(h);
-            refs[0].clear();
-            refs[0].extend_split(r);
+            split_into(h, r, &mut hyp, &mut refs[0]);
             tokens += (hyp.len() + refs[0].len()) as u64;
         }
         tokens
@@ -52,10 +57,7 @@ fn main() {
     let clipped = best(|| {
         let mut unigrams = 0;
         for (h, r) in &pairs {
-            hyp.clear();
-            hyp.extend_split(h);
-            refs[0].clear();
-            refs[0].extend_split(r);
+            split_into(h, r, &mut hyp, &mut refs[0]);
             clipped_matches(&hyp, &refs, 4, &mut clip);
             unigrams += clip.matches[0];
         }
