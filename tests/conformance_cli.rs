@@ -304,6 +304,30 @@ impl Ctx<'_> {
         }
     }
 
+    /// A bootstrap estimate (mean, 95 % half-width) of `n` resamples against sacreBLEU's, within
+    /// the sampling tolerances plus `r` for printed rounding.
+    fn bootstrap_within(
+        &mut self,
+        what: &str,
+        (ours_mean, ours_ci): (f64, f64),
+        (their_mean, their_ci): (f64, f64),
+        n: usize,
+        r: f64,
+    ) {
+        self.within(
+            &format!("{what} bootstrap mean"),
+            ours_mean,
+            their_mean,
+            tolerance_mean(their_ci, n) + r,
+        );
+        self.within(
+            &format!("{what} bootstrap half-width"),
+            ours_ci,
+            their_ci,
+            tolerance_ci_relative(n) * their_ci + r,
+        );
+    }
+
     fn stdout(&self) -> &str {
         self.record["stdout"].as_str().unwrap()
     }
@@ -442,18 +466,7 @@ impl Ctx<'_> {
                 let (om, oc): (f64, f64) = (om.parse().unwrap(), oc.parse().unwrap());
                 let (tm, tc): (f64, f64) = (tm.parse().unwrap(), tc.parse().unwrap());
                 let r = rounding(self.width, rounded_sides);
-                self.within(
-                    &format!("{name} bootstrap mean"),
-                    om,
-                    tm,
-                    tolerance_mean(tc, n) + r,
-                );
-                self.within(
-                    &format!("{name} bootstrap half-width"),
-                    oc,
-                    tc,
-                    tolerance_ci_relative(n) * tc + r,
-                );
+                self.bootstrap_within(&name, (om, oc), (tm, tc), n, r);
             }
             (o, t) => self.bad(format!("{name} confidence: ours {o:?}, sacreBLEU {t:?}")),
         }
@@ -775,18 +788,7 @@ impl Ctx<'_> {
             (None, None) => {}
             (Some(mo), Some(mt)) => {
                 let (co, ct) = (o["ci"].as_f64().unwrap(), t["ci"].as_f64().unwrap());
-                self.within(
-                    &format!("{label} {name} bootstrap mean"),
-                    mo,
-                    mt,
-                    tolerance_mean(ct, n) + r,
-                );
-                self.within(
-                    &format!("{label} {name} bootstrap half-width"),
-                    co,
-                    ct,
-                    tolerance_ci_relative(n) * ct + r,
-                );
+                self.bootstrap_within(&format!("{label} {name}"), (mo, co), (mt, ct), n, r);
             }
             other => self.bad(format!("{label} {name} means {other:?}")),
         }
