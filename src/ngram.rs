@@ -11,6 +11,10 @@ use std::hint::black_box;
 
 use crate::tokenize::{TokenKey, Tokens};
 
+mod bitparallel;
+
+use bitparallel::BitParallel;
+
 /// Interns the tokens and n-grams of one segment. Reused across segments (call [`clear`]).
 ///
 /// Tokens are interned in an open-addressing hash table, keyed by [`TokenKey`] (a token of up to
@@ -538,6 +542,8 @@ impl NgramIds {
 /// Buffers of [`clipped_matches`]: nothing is allocated per segment once they have grown.
 #[derive(Default)]
 pub struct ClipWorkspace {
+    /// The path for one reference and short sequences (most segments).
+    bits: BitParallel,
     index: NgramIndex,
     hyp_ids: NgramIds,
     ref_ids: Vec<NgramIds>,
@@ -557,8 +563,19 @@ const ABSENT_SLOTS: usize = 8;
 /// references, not the sum: sacreBLEU, NLTK `modified_precision`, mteval and multi-bleu.perl
 /// alike).
 /// References are interned in an [`NgramIndex`]; the hypothesis is only looked up, since an
-/// n-gram no reference has cannot match.
+/// n-gram no reference has cannot match — except that one reference and sequences of at most 64
+/// tokens take the faster [`bitparallel`] path, which interns nothing.
 pub fn clipped_matches(hyp: &Tokens, refs: &[Tokens], orders: usize, ws: &mut ClipWorkspace) {
+    if bitparallel::applies(hyp, refs, orders) {
+        ws.bits
+            .clipped_matches(hyp, &refs[0], orders, &mut ws.matches);
+        return;
+    }
+    clipped_matches_indexed(hyp, refs, orders, ws);
+}
+
+/// [`clipped_matches`] through an [`NgramIndex`]: any number of references, any lengths.
+fn clipped_matches_indexed(hyp: &Tokens, refs: &[Tokens], orders: usize, ws: &mut ClipWorkspace) {
     if ws.ref_ids.len() < refs.len() {
         ws.ref_ids.resize_with(refs.len(), NgramIds::default);
     }
