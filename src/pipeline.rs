@@ -119,22 +119,27 @@ pub fn run(
     let (done_tx, done_rx) = bounded::<Done>(threads * 2);
     // The reader is not joined: after an early stop it may sit in a blocking read of a live
     // stdin, which must not keep the process alive. It ends when its channel is closed.
+    // Emptied batches go back to the reader: room for every batch that can be in flight.
+    let (recycle_tx, recycle_rx) = bounded::<Batch>(threads * 4 + 2);
     let state = Arc::clone(&control.reader);
     thread::Builder::new()
         .name("reader".into())
-        .spawn(move || reader::run(plan, batch_tx, state))?;
+        .spawn(move || reader::run(plan, batch_tx, recycle_rx, state))?;
     // Closed when the merger is done: workers waiting for a batch that a reader blocked on live
     // input will never send must end too, or the scope below would never return.
     let (quit_tx, quit_rx) = bounded::<()>(0);
     thread::scope(|scope| {
         for i in 0..threads {
             let (rx, tx, quit) = (batch_rx.clone(), done_tx.clone(), quit_rx.clone());
+            let recycle = recycle_tx.clone();
             thread::Builder::new()
                 .name(format!("worker-{i}"))
-                .spawn_scoped(scope, move || work(metrics, settings, rx, tx, quit))
+                .spawn_scoped(scope, move || {
+                    work(metrics, settings, rx, tx, recycle, quit)
+                })
                 .expect("spawning a worker thread");
         }
-        drop((batch_rx, done_tx, quit_rx));
+        drop((batch_rx, done_tx, quit_rx, recycle_tx));
         let mut merger = Merger::new(metrics, settings, resampler);
         let result = merger.merge(done_rx, &control, sink);
         let result = result.and_then(|()| merger.finish(sink));
@@ -148,6 +153,7 @@ fn work(
     settings: &Settings,
     rx: Receiver<Batch>,
     tx: Sender<Done>,
+    recycle: Sender<Batch>,
     quit: Receiver<()>,
 ) {
     let mut workspaces: Vec<_> = metrics.iter().map(|m| m.new_workspace()).collect();
@@ -208,6 +214,11 @@ fn work(
                 }
             }
             done.row_ends.push(done.rows.len());
+        }
+        drop(fields);
+        if let Some(empty) = batch.recycle() {
+            // Never waits: a full channel or a reader gone just drops the batch.
+            let _ = recycle.try_send(empty);
         }
         if tx.send(done).is_err() {
             return;

@@ -63,7 +63,7 @@ fuzz_target!(|data: &[u8]| {
                     .map(|f| decode(f, utf8).expect("a field framed without error decodes"))
                     .collect();
                 assert_eq!(seg.hyp, want[0]);
-                assert_eq!(seg.refs, want[1..]);
+                assert_eq!(seg.refs[..], want[1..]);
                 assert!(seg.id.is_none());
             }
             Err(message) => {

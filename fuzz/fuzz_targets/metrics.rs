@@ -18,7 +18,7 @@
 use std::borrow::Cow;
 
 use bleu_stream::cli::Args;
-use bleu_stream::input::Segment;
+use bleu_stream::input::{Segment, SegmentRefs};
 use bleu_stream::metric::bleu::BleuStats;
 use bleu_stream::metric::chrf::ChrfStats;
 use bleu_stream::metric::{build, RowStyle, METRIC_NAMES};
@@ -168,7 +168,7 @@ fuzz_target!(|data: &[u8]| {
         .map(|line| {
             let mut fields = line.split('\t').map(Cow::Borrowed);
             let hyp = fields.next().unwrap_or_default();
-            let mut refs: Vec<Cow<'_, str>> = fields.take(6).collect();
+            let mut refs: SegmentRefs<'_> = fields.take(6).collect();
             if refs.is_empty() {
                 refs.push(Cow::Borrowed(""));
             }

@@ -94,7 +94,7 @@ fuzz_target!(|data: &[u8]| {
         format: InputFormat::Tsv,
         refs: Refs::Any,
     };
-    run(plan, tx, Arc::default());
+    run(plan, tx, crossbeam_channel::never(), Arc::default());
     let mut next_line = 1u64;
     let mut records = Vec::new();
     for (seq, batch) in rx.into_iter().enumerate() {

@@ -23,7 +23,7 @@ use serde_json::{json, Map, Value};
 use crate::app::status;
 use crate::cli::{Args, FormatArg, Utf8Arg};
 use crate::input::reader::{io_message, Line, LineReader, Source};
-use crate::input::{decode, Segment, Utf8Policy};
+use crate::input::{decode, Segment, SegmentRefs, Utf8Policy};
 use crate::metric::{self, DynMetric, RowStyle, METRIC_NAMES};
 use crate::output::diagnostic;
 use crate::significance::paired::{
@@ -628,7 +628,7 @@ fn score_chunk(
     let mut vector = Vec::new();
     let mut unused = Vec::new();
     for (index, i) in range.enumerate() {
-        let refs: Vec<Cow<'_, str>> = corpus.refs.iter().map(|r| Cow::Borrowed(&*r[i])).collect();
+        let refs: SegmentRefs<'_> = corpus.refs.iter().map(|r| Cow::Borrowed(&*r[i])).collect();
         let mut segment = Segment {
             hyp: Cow::Borrowed(""),
             refs,

@@ -10,7 +10,9 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{Segment, Utf8Policy};
+use smallvec::smallvec;
+
+use super::{Segment, SegmentRefs, Utf8Policy};
 
 #[derive(Deserialize)]
 struct Record<'a> {
@@ -227,15 +229,15 @@ fn segment(record: Record<'_>, nrefs: Option<usize>) -> Result<Segment<'_>, Stri
             return Err(format!("{given} references where --refs {n} expects {n}"));
         }
     }
-    let refs: Vec<Cow<'_, str>> = match (record.refs, record.single_ref) {
+    let refs: SegmentRefs<'_> = match (record.refs, record.single_ref) {
         (Some(_), Some(_)) => return Err("both \"refs\" and \"ref\" given".to_owned()),
         (None, None) => return Err("JSON object without \"refs\" or \"ref\"".to_owned()),
-        (None, Some(r)) => vec![r],
+        (None, Some(r)) => smallvec![r],
         (Some(refs), None) => {
             if refs.is_empty() {
                 return Err("\"refs\" is empty".to_owned());
             }
-            let present: Vec<_> = refs.into_iter().flatten().collect();
+            let present: SegmentRefs<'_> = refs.into_iter().flatten().collect();
             if present.is_empty() {
                 return Err("every reference is null".to_owned());
             }
@@ -251,7 +253,7 @@ fn segment(record: Record<'_>, nrefs: Option<usize>) -> Result<Segment<'_>, Stri
 
 /// Detaches a segment parsed from a temporary (repaired) line. The id is dropped: it cannot
 /// outlive the temporary and a repaired line's id is not trustworthy anyway.
-fn into_owned(seg: Segment<'_>) -> Segment<'static> {
+fn into_owned<'b>(seg: Segment<'_>) -> Segment<'b> {
     Segment {
         hyp: Cow::Owned(seg.hyp.into_owned()),
         refs: seg
@@ -276,7 +278,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(seg.hyp, "h");
-        assert_eq!(seg.refs, ["a", ""]);
+        assert_eq!(seg.refs[..], ["a", ""]);
         assert_eq!(seg.id.unwrap().get(), r#"{"k":[1]}"#);
         let seg = frame(
             br#"{"ref":"r","hyp":"h\tx\u00e9","src":"ignored"}"#,

@@ -6,7 +6,9 @@
 
 use std::borrow::Cow;
 
-use super::{decode, Refs, Segment, Utf8Policy};
+use smallvec::smallvec;
+
+use super::{decode, Refs, Segment, SegmentRefs, Utf8Policy};
 
 pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, String> {
     // One pass for the TABs, one validation of the whole line: on a valid line every field is a
@@ -41,11 +43,11 @@ pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, S
         }
         _ => {}
     }
-    if let (Ok(text), Some(tab)) = (std::str::from_utf8(line), first_tab) {
+    if let (Ok(text), Some(tab)) = (simdutf8::basic::from_utf8(line), first_tab) {
         let hyp = Cow::Borrowed(&text[..tab]);
         let rest = &text[tab + 1..];
         let refs = if nfields == 2 {
-            vec![Cow::Borrowed(rest)]
+            smallvec![Cow::Borrowed(rest)]
         } else {
             rest.split('\t').map(Cow::Borrowed).collect()
         };
@@ -61,7 +63,7 @@ pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, S
     let refs = fields
         .enumerate()
         .map(|(i, f)| decode(f, utf8).map_err(|e| format!("reference {}: {e}", i + 1)))
-        .collect::<Result<Vec<Cow<'_, str>>, String>>()?;
+        .collect::<Result<SegmentRefs<'_>, String>>()?;
     Ok(Segment {
         hyp,
         refs,
@@ -77,7 +79,7 @@ mod tests {
     fn fields_and_empty_references() {
         let seg = frame(b"h\tr1\t\tr3", Refs::Unknown, Utf8Policy::Error).unwrap();
         assert_eq!(seg.hyp, "h");
-        assert_eq!(seg.refs, ["r1", "", "r3"]);
+        assert_eq!(seg.refs[..], ["r1", "", "r3"]);
         let seg = frame(b"\t", Refs::Any, Utf8Policy::Error).unwrap();
         assert_eq!((seg.hyp.as_ref(), seg.refs.len()), ("", 1));
     }
@@ -118,12 +120,12 @@ mod tests {
             let seg = frame(line, Refs::Any, Utf8Policy::Error).unwrap();
             let fields: Vec<&str> = std::str::from_utf8(line).unwrap().split('\t').collect();
             assert_eq!(seg.hyp, fields[0]);
-            assert_eq!(seg.refs, fields[1..]);
+            assert_eq!(seg.refs[..], fields[1..]);
             assert!(matches!(seg.hyp, Cow::Borrowed(_)));
             assert!(seg.refs.iter().all(|r| matches!(r, Cow::Borrowed(_))));
         }
         let seg = frame(b"h\tr\xff\tok", Refs::Any, Utf8Policy::Lossy).unwrap();
-        assert_eq!(seg.refs, ["r\u{fffd}", "ok"]);
+        assert_eq!(seg.refs[..], ["r\u{fffd}", "ok"]);
     }
 
     #[test]

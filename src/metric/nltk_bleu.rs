@@ -22,6 +22,7 @@ use std::fmt::Write as _;
 
 use num_bigint::BigInt;
 use serde_json::{Map, Value};
+use smallvec::{smallvec, SmallVec};
 
 use super::pymath::{exp, fsum, parse_py_number, u64_ratio, Num, PyError};
 use super::{saved, write_json_f64, Metric, MetricReport};
@@ -213,13 +214,18 @@ pub struct NltkScore {
     pub warnings: Vec<usize>,
 }
 
+/// Numerators then denominators of `modified_precision`, inline up to BLEU-4.
+pub type Counts = SmallVec<[u64; 8]>;
+
 /// Statistics of one segment, or running corpus totals (the same shape: a segment's statistics
 /// are the totals of a corpus of one).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct NltkStats {
     /// `numerator_1..N` then `denominator_1..N` of `modified_precision` (NLTK), or the true
     /// hypothesis n-gram counts `max(0, len − n + 1)` as denominators (MATLAB).
-    pub counts: Vec<u64>,
+    /// Inline up to BLEU-4 (eight counts): a segment's statistics are made, sent to the merger
+    /// and dropped once per line, which a heap allocation each would slow down measurably.
+    pub counts: Counts,
     /// Hypothesis length(s).
     pub hyp_len: u64,
     /// Closest reference length(s) (ties → the shorter reference, Q13).
@@ -386,7 +392,7 @@ impl NltkBleu {
         let n = self.max_order;
         let hyp_len = hyp.len() as u64;
         let mut stats = NltkStats {
-            counts: vec![0; 2 * n],
+            counts: smallvec![0; 2 * n],
             hyp_len,
             segments: 1,
             nrefs: RefCounts::one(refs.len()),
@@ -930,7 +936,7 @@ impl Metric for NltkBleu {
 
     fn new_totals(&self) -> NltkStats {
         NltkStats {
-            counts: vec![0; 2 * self.max_order],
+            counts: smallvec![0; 2 * self.max_order],
             ..NltkStats::default()
         }
     }
@@ -968,7 +974,7 @@ impl Metric for NltkBleu {
         let last: Option<[u64; 3]> = saved::field(saved, "last")?;
         let raised: Option<(String, String)> = saved::field(saved, "raised")?;
         let other = NltkStats {
-            counts,
+            counts: counts.into(),
             hyp_len: saved::field(saved, "hyp_len")?,
             ref_len: saved::field(saved, "ref_len")?,
             max_ref_len: saved::field(saved, "max_ref_len")?,
@@ -1123,13 +1129,13 @@ mod tests {
         let mut ws = NltkWorkspace::default();
         let a = m.stats("a b c d e f", &["a b c d e f"], &mut ws);
         let b = m.stats("a b", &["a b c"], &mut ws);
-        assert_eq!(a.counts, [6, 5, 4, 3, 6, 5, 4, 3]);
+        assert_eq!(a.counts[..], [6, 5, 4, 3, 6, 5, 4, 3]);
         assert_eq!(a.last.unwrap().q5, (2, 2));
-        assert_eq!(b.counts, [2, 1, 0, 0, 2, 1, 1, 1]);
+        assert_eq!(b.counts[..], [2, 1, 0, 0, 2, 1, 1, 1]);
         let mut t = m.new_totals();
         m.merge(&mut t, &a);
         m.merge(&mut t, &b);
-        assert_eq!(t.counts, [8, 6, 4, 3, 8, 6, 5, 4]);
+        assert_eq!(t.counts[..], [8, 6, 4, 3, 8, 6, 5, 4]);
         assert_eq!((t.hyp_len, t.ref_len), (8, 9));
         assert_eq!(
             t.last,
