@@ -542,8 +542,10 @@ impl NgramIds {
 /// Buffers of [`clipped_matches`]: nothing is allocated per segment once they have grown.
 #[derive(Default)]
 pub struct ClipWorkspace {
-    /// The path for one reference and short sequences (most segments).
-    bits: BitParallel,
+    /// The path for one reference and sequences of up to 64 tokens (most segments)…
+    bits: BitParallel<u64>,
+    /// …and of up to 128.
+    wide_bits: BitParallel<u128>,
     index: NgramIndex,
     hyp_ids: NgramIds,
     ref_ids: Vec<NgramIds>,
@@ -563,15 +565,18 @@ const ABSENT_SLOTS: usize = 8;
 /// references, not the sum: sacreBLEU, NLTK `modified_precision`, mteval and multi-bleu.perl
 /// alike).
 /// References are interned in an [`NgramIndex`]; the hypothesis is only looked up, since an
-/// n-gram no reference has cannot match — except that one reference and sequences of at most 64
+/// n-gram no reference has cannot match — except that one reference and sequences of at most 128
 /// tokens take the faster [`bitparallel`] path, which interns nothing.
 pub fn clipped_matches(hyp: &Tokens, refs: &[Tokens], orders: usize, ws: &mut ClipWorkspace) {
-    if bitparallel::applies(hyp, refs, orders) {
-        ws.bits
-            .clipped_matches(hyp, &refs[0], orders, &mut ws.matches);
-        return;
+    match bitparallel::mask_bits(hyp, refs, orders) {
+        Some(64) => ws
+            .bits
+            .clipped_matches(hyp, &refs[0], orders, &mut ws.matches),
+        Some(_) => ws
+            .wide_bits
+            .clipped_matches(hyp, &refs[0], orders, &mut ws.matches),
+        None => clipped_matches_indexed(hyp, refs, orders, ws),
     }
-    clipped_matches_indexed(hyp, refs, orders, ws);
 }
 
 /// [`clipped_matches`] through an [`NgramIndex`]: any number of references, any lengths.

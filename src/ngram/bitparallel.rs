@@ -2,7 +2,8 @@
 //!
 //! Sentences are short (the WMT22 outputs average 18 whitespace tokens), and with one reference
 //! of at most 64 tokens every question "where in the reference does this hypothesis n-gram
-//! occur?" has a 64-bit answer: a mask of reference positions. For order 1 it is the mask of the
+//! occur?" has a 64-bit answer: a mask of reference positions (128-bit masks take sequences of
+//! up to 128 tokens, 1.3 % of the WMT22 segments but 5.8 % of their tokens). For order 1 it is the mask of the
 //! hypothesis token's occurrences, found with one probe of a small token table; for order n at
 //! hypothesis position i it is
 //!
@@ -25,72 +26,150 @@
 
 use crate::tokenize::{TokenKey, Tokens};
 
-use super::{key_diff, token_hash};
+use super::token_hash;
 
-/// Most tokens a sequence may have for [`BitParallel`]: the bits of a mask.
-pub const MAX_TOKENS: usize = 64;
+/// The bits of a mask of token positions: `u64` or `u128`.
+pub trait Mask:
+    Copy
+    + Default
+    + Eq
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::BitOrAssign
+    + std::ops::BitAndAssign
+    + std::ops::Not<Output = Self>
+    + std::ops::Shr<usize, Output = Self>
+{
+    /// Most tokens a sequence may have: the bits of the mask.
+    const BITS: usize;
+    const ZERO: Self;
+    /// Only bit `i`.
+    fn bit(i: usize) -> Self;
+    /// Only the lowest bit set in `self` (0 for 0).
+    fn lowest(self) -> Self;
+    /// Index of the lowest bit set.
+    fn trailing_zeros(self) -> u32;
+    /// All ones when `b`, else 0.
+    fn ones_if(b: bool) -> Self;
+}
+
+macro_rules! mask {
+    ($t:ty) => {
+        impl Mask for $t {
+            const BITS: usize = <$t>::BITS as usize;
+            const ZERO: Self = 0;
+            #[inline]
+            fn bit(i: usize) -> Self {
+                1 << i
+            }
+            #[inline]
+            fn lowest(self) -> Self {
+                self & self.wrapping_neg()
+            }
+            #[inline]
+            fn trailing_zeros(self) -> u32 {
+                <$t>::trailing_zeros(self)
+            }
+            #[inline]
+            fn ones_if(b: bool) -> Self {
+                <$t>::from(b).wrapping_neg()
+            }
+        }
+    };
+}
+mask!(u64);
+mask!(u128);
+
+/// Most tokens a sequence may have for the bit-parallel path (with `u128` masks).
+pub const MAX_TOKENS: usize = 128;
 
 /// Highest n-gram order [`BitParallel`] handles (the kernel is instantiated for each order up to
 /// this; NLTK weight lists longer than 8 are left to the general path).
 pub const MAX_ORDER: usize = 8;
 
-/// Slots of the token table: a power of two, at least four times [`MAX_TOKENS`] so that the first
-/// probe nearly always decides.
+/// Slots of the token table: a power of two, at least twice [`MAX_TOKENS`] (a quarter full at
+/// most for the usual sentences of up to 64 tokens), so that the first probe nearly always
+/// decides.
 const SLOTS: usize = 256;
 
-/// A distinct reference token: its key, the mask of its reference positions, and the position
-/// of its first occurrence (whose bytes tell apart long tokens with equal keys).
+/// A distinct reference token: its key and the mask of its reference positions (whose lowest
+/// bit is its first occurrence, whose bytes tell apart long tokens with equal keys).
+///
+/// 32 bytes with a `u64` mask, aligned: a probe reads one half of a cache line. The token length
+/// shares a word with the generation, so that one comparison of three words finds a live slot of
+/// this token.
 #[derive(Clone, Copy)]
-struct Slot {
-    key: TokenKey,
-    mask: u64,
-    first: u32,
-    /// The slot is live when this is the table's current generation.
-    generation: u32,
+#[repr(align(32))]
+struct Slot<M> {
+    head: u64,
+    tail: u64,
+    /// `len << 32 | generation`; the slot is live when the generation is the table's current
+    /// one.
+    len_generation: u64,
+    mask: M,
 }
 
-const FREE: Slot = Slot {
-    key: TokenKey {
+impl<M: Mask> Slot<M> {
+    const FREE: Slot<M> = Slot {
         head: 0,
         tail: 0,
-        len: 0,
-    },
-    mask: 0,
-    first: 0,
-    generation: 0,
-};
+        len_generation: 0,
+        mask: M::ZERO,
+    };
 
-/// Buffers of [`BitParallel::clipped_matches`], reused across segments.
-pub struct BitParallel {
-    slots: Box<[Slot; SLOTS]>,
-    /// The current generation (never 0, so that [`FREE`] slots are free).
+    fn generation(&self) -> u32 {
+        self.len_generation as u32
+    }
+
+    /// Zero exactly when the slot is live and holds a token with key `key`, given
+    /// `len_generation(key, current generation)`.
+    #[inline]
+    fn diff(&self, key: TokenKey, len_generation: u64) -> u64 {
+        (self.head ^ key.head) | (self.tail ^ key.tail) | (self.len_generation ^ len_generation)
+    }
+}
+
+/// [`Slot::len_generation`] of a token with key `key` in generation `generation`.
+#[inline]
+fn len_generation(key: TokenKey, generation: u32) -> u64 {
+    (u64::from(key.len) << 32) | u64::from(generation)
+}
+
+/// Buffers of [`BitParallel::clipped_matches`], reused across segments; masks of type `M`.
+pub struct BitParallel<M> {
+    slots: Box<[Slot<M>; SLOTS]>,
+    /// The current generation (never 0, so that free slots, all zeros, are free).
     generation: u32,
     /// `E_1` of the hypothesis, then [`MAX_ORDER`] zeros: `E_n` of the last n − 1 positions,
     /// which have no n-gram, reads them and comes out empty.
-    unigram: [u64; MAX_TOKENS + MAX_ORDER],
+    unigram: Vec<M>,
 }
 
-impl Default for BitParallel {
+impl<M: Mask> Default for BitParallel<M> {
     fn default() -> Self {
         BitParallel {
-            slots: Box::new([FREE; SLOTS]),
+            slots: Box::new([Slot::FREE; SLOTS]),
             generation: 1,
-            unigram: [0; MAX_TOKENS + MAX_ORDER],
+            unigram: vec![M::ZERO; M::BITS + MAX_ORDER],
         }
     }
 }
 
-/// Whether [`BitParallel::clipped_matches`] takes these sequences and orders.
+/// The widest mask [`BitParallel::clipped_matches`] needs for these sequences and orders, in
+/// bits (64 or 128), or `None` when it does not take them.
 #[inline]
-pub fn applies(hyp: &Tokens, refs: &[Tokens], orders: usize) -> bool {
-    matches!(refs, [r] if r.len() <= MAX_TOKENS)
-        && hyp.len() <= MAX_TOKENS
-        && (1..=MAX_ORDER).contains(&orders)
+pub fn mask_bits(hyp: &Tokens, refs: &[Tokens], orders: usize) -> Option<usize> {
+    let [reference] = refs else { return None };
+    let longest = hyp.len().max(reference.len());
+    if !(1..=MAX_ORDER).contains(&orders) || longest > MAX_TOKENS {
+        return None;
+    }
+    Some(if longest <= 64 { 64 } else { 128 })
 }
 
-impl BitParallel {
+impl<M: Mask> BitParallel<M> {
     /// Clipped matches of orders `1..=orders` of `hyp` against `reference` into `matches`, for
-    /// sequences [`applies`] accepts.
+    /// sequences of at most `M::BITS` tokens and orders [`mask_bits`] accepts.
     pub fn clipped_matches(
         &mut self,
         hyp: &Tokens,
@@ -98,7 +177,7 @@ impl BitParallel {
         orders: usize,
         matches: &mut Vec<u64>,
     ) {
-        debug_assert!(hyp.len() <= MAX_TOKENS && reference.len() <= MAX_TOKENS);
+        assert!(hyp.len() <= M::BITS && reference.len() <= M::BITS && orders <= MAX_ORDER);
         self.new_generation();
         for j in 0..reference.len() {
             self.add_reference_token(reference, j);
@@ -108,18 +187,18 @@ impl BitParallel {
             let (key, token) = hyp.key(i);
             self.unigram[i] = self.mask_of(key, token, reference);
         }
-        self.unigram[n..n + orders].fill(0);
+        self.unigram[n..n + orders].fill(M::ZERO);
         matches.clear();
         match orders {
-            1 => kernel::<1>(&self.unigram[..n + 1], matches),
-            2 => kernel::<2>(&self.unigram[..n + 2], matches),
-            3 => kernel::<3>(&self.unigram[..n + 3], matches),
-            4 => kernel::<4>(&self.unigram[..n + 4], matches),
-            5 => kernel::<5>(&self.unigram[..n + 5], matches),
-            6 => kernel::<6>(&self.unigram[..n + 6], matches),
-            7 => kernel::<7>(&self.unigram[..n + 7], matches),
-            8 => kernel::<8>(&self.unigram[..n + 8], matches),
-            _ => unreachable!("orders {orders} outside 1..={MAX_ORDER} (see `applies`)"),
+            1 => kernel::<M, 1>(&self.unigram[..n + 1], matches),
+            2 => kernel::<M, 2>(&self.unigram[..n + 2], matches),
+            3 => kernel::<M, 3>(&self.unigram[..n + 3], matches),
+            4 => kernel::<M, 4>(&self.unigram[..n + 4], matches),
+            5 => kernel::<M, 5>(&self.unigram[..n + 5], matches),
+            6 => kernel::<M, 6>(&self.unigram[..n + 6], matches),
+            7 => kernel::<M, 7>(&self.unigram[..n + 7], matches),
+            8 => kernel::<M, 8>(&self.unigram[..n + 8], matches),
+            _ => unreachable!("orders {orders} outside 1..={MAX_ORDER} (see `mask_bits`)"),
         }
     }
 
@@ -127,7 +206,7 @@ impl BitParallel {
     fn new_generation(&mut self) {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
-            self.slots.fill(FREE);
+            self.slots.fill(Slot::FREE);
             self.generation = 1;
         }
     }
@@ -136,22 +215,23 @@ impl BitParallel {
     #[inline]
     fn add_reference_token(&mut self, reference: &Tokens, j: usize) {
         let (key, token) = reference.key(j);
+        let want = len_generation(key, self.generation);
         let mut at = slot_index(key);
         loop {
             let slot = &mut self.slots[at];
-            if slot.generation != self.generation {
+            if slot.generation() != self.generation {
                 *slot = Slot {
-                    key,
-                    mask: 1 << j,
-                    first: j as u32,
-                    generation: self.generation,
+                    head: key.head,
+                    tail: key.tail,
+                    len_generation: want,
+                    mask: M::bit(j),
                 };
                 return;
             }
-            if key_diff(slot.key, key) == 0
-                && (key.len <= TokenKey::EXACT || reference.get_bytes(slot.first as usize) == token)
+            if slot.diff(key, want) == 0
+                && (key.len <= TokenKey::EXACT || same_text(slot, reference, token))
             {
-                slot.mask |= 1 << j;
+                slot.mask |= M::bit(j);
                 return;
             }
             at = (at + 1) % SLOTS;
@@ -166,26 +246,33 @@ impl BitParallel {
     /// holding another key, or a token longer than its key, probes on (rare: the table is at
     /// most a quarter full).
     #[inline]
-    fn mask_of(&self, key: TokenKey, token: &[u8], reference: &Tokens) -> u64 {
+    fn mask_of(&self, key: TokenKey, token: &[u8], reference: &Tokens) -> M {
+        let want = len_generation(key, self.generation);
         let mut at = slot_index(key);
         let slot = &self.slots[at];
-        let live = slot.generation == self.generation;
-        if !live || (key_diff(slot.key, key) == 0 && key.len <= TokenKey::EXACT) {
-            return slot.mask & u64::from(live).wrapping_neg();
+        let live = slot.generation() == self.generation;
+        if !live || (slot.diff(key, want) == 0 && key.len <= TokenKey::EXACT) {
+            return slot.mask & M::ones_if(live);
         }
         loop {
             let slot = &self.slots[at];
-            if slot.generation != self.generation {
-                return 0;
+            if slot.generation() != self.generation {
+                return M::ZERO;
             }
-            if key_diff(slot.key, key) == 0
-                && (key.len <= TokenKey::EXACT || reference.get_bytes(slot.first as usize) == token)
+            if slot.diff(key, want) == 0
+                && (key.len <= TokenKey::EXACT || same_text(slot, reference, token))
             {
                 return slot.mask;
             }
             at = (at + 1) % SLOTS;
         }
     }
+}
+
+/// True when `token` is the text of the reference token in `slot` (for tokens longer than their
+/// key): compared with its first occurrence, the lowest bit of the mask.
+fn same_text<M: Mask>(slot: &Slot<M>, reference: &Tokens, token: &[u8]) -> bool {
+    reference.get_bytes(slot.mask.trailing_zeros() as usize) == token
 }
 
 /// The first slot a token's probe looks at.
@@ -200,8 +287,8 @@ fn slot_index(key: TokenKey) -> usize {
 /// One pass over the hypothesis computes every order's mask at each position, so the orders'
 /// "used" chains (mask → free bits → lowest one → used) run side by side.
 #[inline]
-fn kernel<const N: usize>(unigram: &[u64], matches: &mut Vec<u64>) {
-    let mut used = [0u64; N];
+fn kernel<M: Mask, const N: usize>(unigram: &[M], matches: &mut Vec<u64>) {
+    let mut used = [M::ZERO; N];
     let mut matched = [0u64; N];
     for i in 0..unigram.len() - N {
         let window = &unigram[i..i + N];
@@ -211,8 +298,8 @@ fn kernel<const N: usize>(unigram: &[u64], matches: &mut Vec<u64>) {
                 mask &= window[n] >> n;
             }
             let free = mask & !used[n];
-            used[n] |= free & free.wrapping_neg();
-            matched[n] += u64::from(free != 0);
+            used[n] |= free.lowest();
+            matched[n] += u64::from(free != M::ZERO);
         }
     }
     matches.extend_from_slice(&matched);
@@ -248,6 +335,12 @@ mod tests {
     /// NUL bytes, tokens equal in their first and last 8 bytes.
     #[test]
     fn agrees_with_the_indexed_path() {
+        agrees_with_the_indexed_path_at::<u64>(0x2545_F491_4F6C_DD1D);
+        agrees_with_the_indexed_path_at::<u128>(0x9E37_79B9_7F4A_7C15);
+    }
+
+    /// One mask width: lengths up to its bits, a quarter of the cases within 3 of the maximum.
+    fn agrees_with_the_indexed_path_at<M: Mask>(seed: u64) {
         let vocab = [
             "a",
             "b",
@@ -260,21 +353,21 @@ mod tests {
             "abcdefgh_Y_12345678",
             "ünï",
         ];
-        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
-        let mut bits = BitParallel::default();
+        let mut rng = Rng(seed);
+        let mut bits = BitParallel::<M>::default();
         let mut ws = ClipWorkspace::default();
         let mut fast = Vec::new();
         for case in 0..4000 {
             let len = |rng: &mut Rng| match case % 4 {
-                0 => MAX_TOKENS - rng.below(3),
-                _ => rng.below(MAX_TOKENS + 1),
+                0 => M::BITS - rng.below(3),
+                _ => rng.below(M::BITS + 1),
             };
             let k = 1 + rng.below(vocab.len());
             let hyp: Vec<&str> = (0..len(&mut rng)).map(|_| vocab[rng.below(k)]).collect();
             let reference: Vec<&str> = (0..len(&mut rng)).map(|_| vocab[rng.below(k)]).collect();
             let (hyp, refs) = (tokens(&hyp), [tokens(&reference)]);
             let orders = 1 + case % MAX_ORDER;
-            assert!(applies(&hyp, &refs, orders));
+            assert!(mask_bits(&hyp, &refs, orders).is_some_and(|b| b <= M::BITS));
             bits.clipped_matches(&hyp, &refs[0], orders, &mut fast);
             clipped_matches_indexed(&hyp, &refs, orders, &mut ws);
             assert_eq!(fast, ws.matches, "case {case}: {hyp:?} vs {refs:?}");
@@ -282,25 +375,26 @@ mod tests {
     }
 
     #[test]
-    fn takes_one_short_reference_and_orders_up_to_the_maximum() {
-        let short = tokens(&["a"; MAX_TOKENS]);
-        let long = tokens(&["a"; MAX_TOKENS + 1]);
-        assert!(applies(&short, std::slice::from_ref(&short), MAX_ORDER));
-        assert!(!applies(
-            &short,
-            std::slice::from_ref(&short),
-            MAX_ORDER + 1
-        ));
-        assert!(!applies(&short, std::slice::from_ref(&short), 0));
-        assert!(!applies(&long, std::slice::from_ref(&short), 4));
-        assert!(!applies(&short, std::slice::from_ref(&long), 4));
-        assert!(!applies(&short, &[short.clone(), short.clone()], 4));
-        assert!(!applies(&short, &[], 4));
+    fn takes_one_reference_of_up_to_128_tokens_and_orders_up_to_the_maximum() {
+        let of = |n: usize| tokens(&vec!["a"; n]);
+        let one = |t: &Tokens| [t.clone()];
+        let (t64, t65, t128, t129) = (of(64), of(65), of(128), of(129));
+        assert_eq!(mask_bits(&t64, &one(&t64), MAX_ORDER), Some(64));
+        assert_eq!(mask_bits(&of(0), &one(&of(0)), 1), Some(64));
+        assert_eq!(mask_bits(&t65, &one(&t64), 4), Some(128));
+        assert_eq!(mask_bits(&t64, &one(&t65), 4), Some(128));
+        assert_eq!(mask_bits(&t128, &one(&t128), 4), Some(128));
+        assert_eq!(mask_bits(&t129, &one(&t64), 4), None);
+        assert_eq!(mask_bits(&t64, &one(&t129), 4), None);
+        assert_eq!(mask_bits(&t64, &one(&t64), MAX_ORDER + 1), None);
+        assert_eq!(mask_bits(&t64, &one(&t64), 0), None);
+        assert_eq!(mask_bits(&t64, &[t64.clone(), t64.clone()], 4), None);
+        assert_eq!(mask_bits(&t64, &[], 4), None);
     }
 
     #[test]
     fn clips_repeated_ngrams_and_handles_empty_sides() {
-        let mut bits = BitParallel::default();
+        let mut bits = BitParallel::<u64>::default();
         let mut m = Vec::new();
         let the = tokens(&["the"; 7]);
         bits.clipped_matches(&the, &tokens(&["the", "cat", "the"]), 2, &mut m);
@@ -319,7 +413,7 @@ mod tests {
     /// The table's generation counter wraps: the wipe must leave no stale slot behind.
     #[test]
     fn generation_wrap_wipes_the_table() {
-        let mut bits = BitParallel::default();
+        let mut bits = BitParallel::<u64>::default();
         let mut m = Vec::new();
         // Generation 1 (only ever current after a wrap): "x" is a reference token.
         bits.generation = 0;

@@ -232,22 +232,33 @@ impl Tokens {
 
     /// Appends the tokens of Python's `s.split()`.
     pub fn extend_split(&mut self, s: &str) {
-        if !s.is_ascii() && has_non_ascii_py_whitespace(s) {
-            // U+00A0 and friends separate tokens too: the general splitter (rare).
+        let before = self.used;
+        let non_ascii = self.split_ascii_into(s, AsciiSpace::Python);
+        if non_ascii && has_non_ascii_py_whitespace(s) {
+            // U+00A0 and friends separate tokens too: split again with the general splitter
+            // (rare; the ASCII split told us whether to look).
+            self.used = before;
             for token in py_split(s) {
                 self.push(token);
             }
-            return;
         }
-        self.extend_split_ascii(s, AsciiSpace::Python);
     }
 
     /// Appends the maximal runs of `s` free of the ASCII white space `set` (non-ASCII
     /// characters never separate tokens here).
     pub fn extend_split_ascii(&mut self, s: &str, set: AsciiSpace) {
+        self.split_ascii_into(s, set);
+    }
+
+    /// [`extend_split_ascii`](Self::extend_split_ascii); returns whether `s` has a character
+    /// outside ASCII.
+    fn split_ascii_into(&mut self, s: &str, set: AsciiSpace) -> bool {
         let base = self.append_text(s);
         self.reserve_bounds(s.len() + 16);
-        self.used = split::split_bounds(s.as_bytes(), set, base, &mut self.bounds, self.used);
+        let (used, non_ascii) =
+            split::split_bounds(s.as_bytes(), set, base, &mut self.bounds, self.used);
+        self.used = used;
+        non_ascii
     }
 
     fn span(&self, i: usize) -> (usize, usize) {

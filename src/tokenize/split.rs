@@ -1,4 +1,4 @@
-//! Splitting at ASCII white space, eight bytes at a time.
+//! Splitting at ASCII white space, sixteen bytes at a time (SSE2) or eight (SWAR elsewhere).
 //!
 //! A byte-at-a-time splitter mispredicts a branch at nearly every token boundary, and on
 //! whitespace-tokenized text (NLTK BLEU, multi-bleu.perl) that was the largest cost after n-gram
@@ -66,23 +66,53 @@ fn space_bytes(w: u64, set: AsciiSpace) -> u64 {
 
 /// Writes the boundaries of the tokens of `bytes` — the maximal runs of non-white-space bytes —
 /// to `out` from index `at` on: start, end (exclusive), start, end, …, each offset by `base`.
-/// Returns the index after the last boundary written.
+/// Returns the index after the last boundary written, and whether `bytes` holds a byte outside
+/// ASCII (found on the way, which spares callers that care a pass of their own).
 ///
-/// `out` must have room for `bytes.len() + 16` entries from `at`: up to eight boundaries are
-/// stored per word unconditionally (the unused ones are overwritten later), which is what keeps
+/// `out` must have room for `bytes.len() + 16` entries from `at`: up to sixteen boundaries are
+/// stored per block unconditionally (the unused ones are overwritten later), which is what keeps
 /// the loop free of branches on the data.
-pub fn split_bounds(bytes: &[u8], set: AsciiSpace, base: u32, out: &mut [u32], at: usize) -> usize {
+pub fn split_bounds(
+    bytes: &[u8],
+    set: AsciiSpace,
+    base: u32,
+    out: &mut [u32],
+    at: usize,
+) -> (usize, bool) {
     assert!(
         out.len() >= at + bytes.len() + 16 && u32::try_from(bytes.len()).is_ok(),
         "split_bounds: output too small"
     );
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of the x86-64 baseline: every processor this target runs on has
+        // it (and the compiler assumes it everywhere already).
+        unsafe { sse2::split_bounds(bytes, set, base, out, at) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        split_bounds_swar(bytes, set, base, out, at)
+    }
+}
+
+/// [`split_bounds`] eight bytes at a time in general-purpose registers (SWAR).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn split_bounds_swar(
+    bytes: &[u8],
+    set: AsciiSpace,
+    base: u32,
+    out: &mut [u32],
+    at: usize,
+) -> (usize, bool) {
     let mut n = at;
     // Bit 7 of byte 0 set: "the byte before the first one is white space".
     let mut prev = 0x80u64;
     let mut offset = base;
+    let mut high = 0u64;
     let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {
         let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        high |= w;
         n = emit(space_bytes(w, set), &mut prev, offset, out, n);
         offset += 8;
     }
@@ -91,15 +121,112 @@ pub fn split_bounds(bytes: &[u8], set: AsciiSpace, base: u32, out: &mut [u32], a
     let rest = chunks.remainder();
     let mut last = [b' '; 8];
     last[..rest.len()].copy_from_slice(rest);
-    n = emit(
-        space_bytes(u64::from_le_bytes(last), set),
-        &mut prev,
-        offset,
-        out,
-        n,
-    );
+    let w = u64::from_le_bytes(last);
+    high |= w;
+    n = emit(space_bytes(w, set), &mut prev, offset, out, n);
     debug_assert!((n - at) % 2 == 0);
-    n
+    (n, high & HI != 0)
+}
+
+/// [`split_bounds`] sixteen bytes at a time with SSE2, which every x86-64 processor has (so no
+/// run-time detection, and the intrinsics are safe to call). The byte classes are computed
+/// without a branch, control characters included; a block's boundaries come from its 16-bit
+/// white-space mask as in [`emit`].
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        _mm_set_epi64x, _mm_sub_epi8,
+    };
+
+    use super::AsciiSpace;
+
+    #[target_feature(enable = "sse2")]
+    pub fn split_bounds(
+        bytes: &[u8],
+        set: AsciiSpace,
+        base: u32,
+        out: &mut [u32],
+        at: usize,
+    ) -> (usize, bool) {
+        let mut n = at;
+        // Bit 0 set: "the byte before the first one is white space".
+        let mut prev = 1u32;
+        let mut offset = base;
+        let mut high = 0u32;
+        let mut blocks = bytes.chunks_exact(16);
+        for block in &mut blocks {
+            let (space, non_ascii) = classify(block.try_into().expect("16 bytes"), set);
+            high |= non_ascii;
+            n = emit16(space, &mut prev, offset, out, n);
+            offset += 16;
+        }
+        // The rest, padded with spaces, as in the SWAR version.
+        let rest = blocks.remainder();
+        let mut last = [b' '; 16];
+        last[..rest.len()].copy_from_slice(rest);
+        let (space, non_ascii) = classify(&last, set);
+        high |= non_ascii;
+        n = emit16(space, &mut prev, offset, out, n);
+        debug_assert!((n - at) % 2 == 0);
+        (n, high != 0)
+    }
+
+    /// The masks of the white-space bytes and of the bytes over 0x7F of a block (bit i: byte i).
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn classify(block: &[u8; 16], set: AsciiSpace) -> (u32, u32) {
+        let lo = u64::from_le_bytes(block[..8].try_into().expect("8 bytes"));
+        let hi = u64::from_le_bytes(block[8..].try_into().expect("8 bytes"));
+        let v = _mm_set_epi64x(hi as i64, lo as i64);
+        // x in first..=first+4, as an unsigned byte compare: min(x − first, 4) == x − first.
+        let within5 = |first: u8| -> __m128i {
+            let d = _mm_sub_epi8(v, _mm_set1_epi8(first as i8));
+            _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(4)), d)
+        };
+        // 0x09–0x0D, then 0x1C–0x20 (Python) or 0x20 alone (Perl).
+        let upper = match set {
+            AsciiSpace::Python => within5(0x1C),
+            AsciiSpace::Perl => _mm_cmpeq_epi8(v, _mm_set1_epi8(0x20)),
+        };
+        let space = _mm_movemask_epi8(_mm_or_si128(within5(0x09), upper)) as u32;
+        (space, _mm_movemask_epi8(v) as u32)
+    }
+
+    /// Bits set in a 16-bit value, by byte.
+    const POPCOUNT: [u8; 256] = {
+        let mut t = [0u8; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = (i as u32).count_ones() as u8;
+            i += 1;
+        }
+        t
+    };
+
+    /// Writes the positions (offset by `offset`) of the bytes of a block whose white-space-ness
+    /// differs from the byte before (`prev`: 1 when the byte before the block is white space)
+    /// to `out[n..]`; returns the new `n`. Eight positions are written unconditionally, the
+    /// other eight only when the block has more than eight boundaries.
+    #[inline(always)]
+    fn emit16(space: u32, prev: &mut u32, offset: u32, out: &mut [u32], n: usize) -> usize {
+        let mut change = (space ^ ((space << 1) | *prev)) & 0xFFFF;
+        *prev = space >> 15;
+        let count = usize::from(POPCOUNT[(change & 0xFF) as usize])
+            + usize::from(POPCOUNT[(change >> 8) as usize]);
+        let slots = &mut out[n..n + 16];
+        for slot in &mut slots[..8] {
+            *slot = offset + change.trailing_zeros();
+            change &= change.wrapping_sub(1);
+        }
+        if count > 8 {
+            for slot in &mut slots[8..] {
+                *slot = offset + change.trailing_zeros();
+                change &= change.wrapping_sub(1);
+            }
+        }
+        n + count
+    }
 }
 
 /// Writes the positions (offset by `offset`) of the bytes of one word whose white-space-ness
@@ -150,9 +277,16 @@ mod tests {
         out
     }
 
+    /// `split_bounds` (SSE2 on x86-64) and the SWAR version, which must agree, boundaries and
+    /// non-ASCII flag alike.
     fn fast(bytes: &[u8], set: AsciiSpace) -> Vec<(usize, usize)> {
         let mut out = vec![7u32; 3 + bytes.len() + 16];
-        let end = split_bounds(bytes, set, 100, &mut out, 3);
+        let (end, non_ascii) = split_bounds(bytes, set, 100, &mut out, 3);
+        let mut swar = vec![7u32; 3 + bytes.len() + 16];
+        let (swar_end, swar_non_ascii) = split_bounds_swar(bytes, set, 100, &mut swar, 3);
+        assert_eq!(out[3..end], swar[3..swar_end], "{bytes:?}");
+        assert_eq!(non_ascii, !bytes.is_ascii(), "{bytes:?}");
+        assert_eq!(swar_non_ascii, !bytes.is_ascii(), "{bytes:?}");
         out[3..end]
             .chunks(2)
             .map(|p| (p[0] as usize - 100, p[1] as usize - 100))
@@ -175,7 +309,7 @@ mod tests {
         // length around the word size.
         for set in [AsciiSpace::Python, AsciiSpace::Perl] {
             for b in 0..=255u8 {
-                for len in 0..20 {
+                for len in 0..36 {
                     for at in 0..len {
                         let mut line = vec![b'x'; len];
                         line[at] = b;
