@@ -179,14 +179,15 @@ impl<M: Mask> BitParallel<M> {
     ) {
         assert!(hyp.len() <= M::BITS && reference.len() <= M::BITS && orders <= MAX_ORDER);
         self.new_generation();
-        for j in 0..reference.len() {
-            self.add_reference_token(reference, j);
+        for (j, key) in reference.keys().enumerate() {
+            self.add_reference_token(key, reference, j);
         }
         let n = hyp.len();
-        for i in 0..n {
-            let (key, token) = hyp.key(i);
-            self.unigram[i] = self.mask_of(key, token, reference);
+        let mut unigram = std::mem::take(&mut self.unigram);
+        for ((i, key), e) in hyp.keys().enumerate().zip(&mut unigram) {
+            *e = self.mask_of(key, hyp, i, reference);
         }
+        self.unigram = unigram;
         self.unigram[n..n + orders].fill(M::ZERO);
         matches.clear();
         match orders {
@@ -213,8 +214,7 @@ impl<M: Mask> BitParallel<M> {
 
     /// Sets bit `j` in the mask of reference token `j`, adding the token if new.
     #[inline]
-    fn add_reference_token(&mut self, reference: &Tokens, j: usize) {
-        let (key, token) = reference.key(j);
+    fn add_reference_token(&mut self, key: TokenKey, reference: &Tokens, j: usize) {
         let want = len_generation(key, self.generation);
         let mut at = slot_index(key);
         loop {
@@ -229,7 +229,8 @@ impl<M: Mask> BitParallel<M> {
                 return;
             }
             if slot.diff(key, want) == 0
-                && (key.len <= TokenKey::EXACT || same_text(slot, reference, token))
+                && (key.len <= TokenKey::EXACT
+                    || same_text(slot, reference, reference.get_bytes(j)))
             {
                 slot.mask |= M::bit(j);
                 return;
@@ -238,15 +239,15 @@ impl<M: Mask> BitParallel<M> {
         }
     }
 
-    /// The mask of reference positions holding the token with key `key` and bytes `token` (0
-    /// when the reference lacks it).
+    /// The mask of reference positions holding hypothesis token `i`, whose key is `key` (0 when
+    /// the reference lacks it).
     ///
     /// About half of a hypothesis' tokens are in its reference, as good as random for a branch
     /// predictor, so the first probe selects the answer arithmetically; only an occupied slot
     /// holding another key, or a token longer than its key, probes on (rare: the table is at
     /// most a quarter full).
     #[inline]
-    fn mask_of(&self, key: TokenKey, token: &[u8], reference: &Tokens) -> M {
+    fn mask_of(&self, key: TokenKey, hyp: &Tokens, i: usize, reference: &Tokens) -> M {
         let want = len_generation(key, self.generation);
         let mut at = slot_index(key);
         let slot = &self.slots[at];
@@ -260,7 +261,7 @@ impl<M: Mask> BitParallel<M> {
                 return M::ZERO;
             }
             if slot.diff(key, want) == 0
-                && (key.len <= TokenKey::EXACT || same_text(slot, reference, token))
+                && (key.len <= TokenKey::EXACT || same_text(slot, reference, hyp.get_bytes(i)))
             {
                 return slot.mask;
             }

@@ -302,6 +302,26 @@ impl Tokens {
         (key, token)
     }
 
+    /// The [`TokenKey`]s of the tokens in order (see [`key`](Self::key); the bytes of a long
+    /// token are [`get_bytes`](Self::get_bytes) when needed). Cheaper than calling `key` for
+    /// each index: no index into the spans to check, and no slice of the token made.
+    #[inline(always)]
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = TokenKey> + '_ {
+        let text = self.text.as_bytes();
+        self.bounds[..self.used].chunks_exact(2).map(move |span| {
+            let (start, end) = (span[0] as usize, span[1] as usize);
+            let len = end.wrapping_sub(start);
+            let head = u64::from_le_bytes(text[start..start + 8].try_into().expect("8 bytes"));
+            let tail = u64::from_le_bytes(text[end - 8..end].try_into().expect("8 bytes"));
+            TokenKey {
+                head: head & HEAD_MASK[len.min(8)],
+                // `black_box`: a mask, not a branch on the length (as good as random).
+                tail: tail & std::hint::black_box(u64::from(len > 8).wrapping_neg()),
+                len: len as u32,
+            }
+        })
+    }
+
     /// The tokens in order, as bytes.
     pub fn iter_bytes(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
         let text = self.text.as_bytes();
