@@ -404,7 +404,7 @@ impl<'a> Merger<'a> {
             }
             if let Some(every) = self.settings.every {
                 // Every input line so far is either a scored segment or a bad line.
-                if (self.segments + self.bad_lines) % every == 0 {
+                if (self.segments + self.bad_lines).is_multiple_of(every) {
                     self.running_report(sink, None)?;
                 }
             }

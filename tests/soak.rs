@@ -27,7 +27,7 @@ fn segment(i: usize) -> String {
         .collect();
     let hyp: Vec<&str> = (0..4 + k % 17)
         .map(|j| match reference.get(j) {
-            Some(w) if (j + k) % 5 != 0 => w,
+            Some(w) if !(j + k).is_multiple_of(5) => w,
             _ => words[(k + j * 3) % words.len()],
         })
         .collect();

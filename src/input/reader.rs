@@ -2,9 +2,10 @@
 //!
 //! Lines end at `\n` only (not at a bare `\r`, unlike sacreBLEU's universal-newline stdin); a
 //! trailing `\r` is removed; a last line without `\n` is still a record. A batch is handed over
-//! when it is full **or as soon as no complete line is left in the read buffer** — the next read
-//! may block on a live pipe (`tail -f`), and the lines already read must be scored now, not when
-//! a batch fills. On files this merely cuts a batch per buffer refill.
+//! when it is full **or, on a stream that may block (a pipe, a terminal), as soon as no complete
+//! line is left in the read buffer** — the next read may wait on a live pipe (`tail -f`), and the
+//! lines already read must be scored now, not when a batch fills. A regular file never waits, so
+//! its batches just fill up (`--follow` hands its batch over before each wait for growth).
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -625,7 +626,10 @@ impl Batcher {
 fn read_lines(sources: Vec<LineReader>, refs: Refs, out: &mut Batcher) -> Result<(), Stop> {
     for mut source in sources {
         loop {
-            if !source.has_line() {
+            // Lines already read must be scored before a read that may wait (live input). A
+            // regular file never waits: its batches fill up instead of being cut at every
+            // buffer refill (fewer, fuller batches: less hand-over between threads).
+            if source.may_block && !source.has_line() {
                 out.send()?;
             }
             // On a stop request the source reads no more but still returns every complete line
@@ -1185,5 +1189,35 @@ mod tests {
             assert_eq!((b.seq, b.first_line), (i as u64, line));
             line += b.len() as u64;
         }
+    }
+
+    /// A stream that may block (a pipe) has its batch handed over whenever no complete line is
+    /// left to read, so that live lines are scored at once; a regular file, which never waits,
+    /// fills its batches however its reads are cut.
+    #[test]
+    fn only_streams_that_may_block_cut_a_batch_per_read() {
+        let data: &'static [u8] = Box::leak("h\tr\n".repeat(100).into_bytes().into_boxed_slice());
+        let chunked = |may_block| {
+            let source = Chunked {
+                data,
+                chunk: 40,
+                reads: 0,
+                stop_after: usize::MAX,
+                state: Arc::default(),
+            };
+            let mut r = LineReader::new(Box::new(source), "test".to_owned());
+            r.may_block = may_block;
+            collect(Plan::Lines {
+                sources: vec![r],
+                format: InputFormat::Tsv,
+                refs: Refs::Unknown,
+            })
+        };
+        let pipe = chunked(true);
+        let file = chunked(false);
+        assert_eq!(records(&pipe), records(&file));
+        assert_eq!(records(&file).len(), 100);
+        assert!(pipe.len() >= 5, "{} batches from a pipe", pipe.len());
+        assert_eq!(file.len(), 1);
     }
 }

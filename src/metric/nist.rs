@@ -442,7 +442,10 @@ impl NistTotals {
         let freq: Vec<u64> = saved::field(saved, "freq")?;
         let matched: Vec<u64> = saved::field(saved, "matched")?;
         let hyp_ngrams: Vec<u64> = saved::field(saved, "hyp_ngrams")?;
-        if ngrams.len() % 2 != 0 || freq.len() != ngrams.len() / 2 || matched.len() % 2 != 0 {
+        if !ngrams.len().is_multiple_of(2)
+            || freq.len() != ngrams.len() / 2
+            || !matched.len().is_multiple_of(2)
+        {
             return Err(bad("table arrays of inconsistent lengths"));
         }
         if hyp_ngrams.len() != self.hyp_ngrams.len() {
@@ -532,7 +535,7 @@ impl NltkCorpus {
         let terms: Vec<u32> = saved::field(saved, "terms")?;
         if ref_starts.len() != hyp_lens.len() + 1
             || block_starts.len() != hyp_lens.len() + 1
-            || terms.len() % 2 != 0
+            || !terms.len().is_multiple_of(2)
         {
             return Err("NLTK corpus arrays of inconsistent lengths".to_owned());
         }

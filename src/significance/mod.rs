@@ -126,7 +126,7 @@ impl Vectors {
         if width == 0 {
             return Err("statistics vectors of width 0".to_owned());
         }
-        if data.len() % width != 0 {
+        if !data.len().is_multiple_of(width) {
             return Err(format!(
                 "{} numbers are not a whole number of statistics vectors of width {width}",
                 data.len()

@@ -124,7 +124,7 @@ fn split_bounds_swar(
     let w = u64::from_le_bytes(last);
     high |= w;
     n = emit(space_bytes(w, set), &mut prev, offset, out, n);
-    debug_assert!((n - at) % 2 == 0);
+    debug_assert!((n - at).is_multiple_of(2));
     (n, high & HI != 0)
 }
 
@@ -168,7 +168,7 @@ mod sse2 {
         let (space, non_ascii) = classify(&last, set);
         high |= non_ascii;
         n = emit16(space, &mut prev, offset, out, n);
-        debug_assert!((n - at) % 2 == 0);
+        debug_assert!((n - at).is_multiple_of(2));
         (n, high != 0)
     }
 
