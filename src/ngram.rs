@@ -697,10 +697,11 @@ mod tests {
             .sum()
     }
 
-    /// A deterministic pseudo-random generator (xorshift), so that failures replay.
-    struct Rng(u64);
+    /// A deterministic pseudo-random generator (xorshift), so that failures replay (also used
+    /// by `bitparallel`'s tests).
+    pub(super) struct Rng(pub(super) u64);
     impl Rng {
-        fn below(&mut self, n: usize) -> usize {
+        pub(super) fn below(&mut self, n: usize) -> usize {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;

@@ -308,19 +308,9 @@ fn kernel<M: Mask, const N: usize>(unigram: &[M], matches: &mut Vec<u64>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::Rng;
     use super::super::{clipped_matches_indexed, ClipWorkspace};
     use super::*;
-
-    /// A deterministic pseudo-random generator (xorshift), so that failures replay.
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-    }
 
     fn tokens(words: &[&str]) -> Tokens {
         let mut t = Tokens::default();
