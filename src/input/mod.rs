@@ -22,8 +22,9 @@ pub struct Segment<'a> {
     /// The hypothesis.
     pub hyp: Cow<'a, str>,
     /// The references present for this segment (never empty). An empty string is an empty
-    /// reference (sacreBLEU CLI semantics), not a missing one. Inline for up to two: a segment is made per line, and a heap allocation each costs
-    /// measurably at hundreds of thousands of lines per second.
+    /// reference (sacreBLEU CLI semantics), not a missing one. Inline for up to two: a segment
+    /// is made per line, and a heap allocation each costs measurably at hundreds of thousands of
+    /// lines per second.
     pub refs: SegmentRefs<'a>,
     /// JSONL `"id"`, echoed verbatim in JSONL output.
     pub id: Option<&'a RawValue>,
