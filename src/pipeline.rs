@@ -117,10 +117,10 @@ pub fn run(
     let threads = settings.threads.max(1);
     let (batch_tx, batch_rx) = bounded::<Batch>(threads * 2);
     let (done_tx, done_rx) = bounded::<Done>(threads * 2);
-    // The reader is not joined: after an early stop it may sit in a blocking read of a live
-    // stdin, which must not keep the process alive. It ends when its channel is closed.
     // Emptied batches go back to the reader: room for every batch that can be in flight.
     let (recycle_tx, recycle_rx) = bounded::<Batch>(threads * 4 + 2);
+    // The reader is not joined: after an early stop it may sit in a blocking read of a live
+    // stdin, which must not keep the process alive. It ends when its channel is closed.
     let state = Arc::clone(&control.reader);
     thread::Builder::new()
         .name("reader".into())
