@@ -129,7 +129,8 @@ fn split_bounds_swar(
 }
 
 /// [`split_bounds`] sixteen bytes at a time with SSE2, which every x86-64 processor has (so no
-/// run-time detection, and the intrinsics are safe to call). The byte classes are computed
+/// run-time detection; the intrinsics are safe to call inside these `target_feature` functions,
+/// and the one call into them is the only `unsafe` left). The byte classes are computed
 /// without a branch, control characters included; a block's boundaries come from its 16-bit
 /// white-space mask as in [`emit`].
 #[cfg(target_arch = "x86_64")]
