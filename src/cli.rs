@@ -4,23 +4,14 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{ArgAction, Parser, ValueEnum};
+use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 use crate::input::reader::Source;
 use crate::input::{InputFormat, Refs, Utf8Policy};
-use crate::metric::bleu::{BleuConfig, SmoothMethod};
-use crate::metric::chrf::ChrfConfig;
-use crate::metric::gleu::GleuConfig;
-use crate::metric::mteval_bleu::{BrevityPenalty, MtevalBleuConfig};
-use crate::metric::multi_bleu::{MultiBleuConfig, Script};
-use crate::metric::nist::{NistCompat, NistConfig, NistTokenize};
-use crate::metric::nltk_bleu::{Compat, NltkBleuConfig};
-use crate::metric::nltk_chrf::{Beta, NltkChrfConfig};
-use crate::metric::MetricOptions;
+use crate::metric::options::CommonArgs;
+use crate::metric::{registry, DynMetric};
 use crate::output::{Format, Mode, RowWriter};
 use crate::pipeline::{OnError, Settings};
-use crate::tokenize::mteval::MtevalTokenizer;
-use crate::tokenize::Tokenizer;
 
 const ABOUT: &str =
     "Fast, exact, streaming BLEU: sacreBLEU 2.6.0 numbers, bit for bit, line by line.";
@@ -102,190 +93,10 @@ pub struct Args {
     )]
     pub metrics: Vec<String>,
 
-    /// Tokenizer (sacreBLEU -tok): 13a, intl, zh, char or none. Default: 13a for bleu; for
-    /// nltk-bleu none at all (Python str.split() only) unless this option is given.
-    #[arg(short, long, visible_alias = "tok", value_name = "NAME",
-          value_parser = clap::builder::PossibleValuesParser::new(Tokenizer::NAMES))]
-    pub tokenize: Option<String>,
-
-    /// Lowercase hypotheses and references before tokenizing (sacreBLEU -lc).
-    #[arg(short, long, visible_alias = "lc")]
-    pub lowercase: bool,
-
-    /// BLEU smoothing method.
-    #[arg(short, long, value_name = "METHOD", default_value = "exp",
-          value_parser = ["exp", "floor", "add-k", "none"])]
-    pub smooth_method: String,
-
-    /// Smoothing value for floor (default 0.1) and add-k (default 1).
-    #[arg(long, value_name = "F")]
-    pub smooth_value: Option<f64>,
-
-    /// Maximum n-gram order of BLEU.
-    #[arg(long, value_name = "N", default_value_t = 4,
-          value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub max_ngram_order: u32,
-
-    /// Effective order: `auto` is sacreBLEU's choice (on for sentence scores, off for corpus
-    /// scores); `yes` or `no` set both.
-    #[arg(long, value_enum, default_value_t = EffectiveOrder::Auto, value_name = "WHEN")]
-    pub effective_order: EffectiveOrder,
-
-    /// chrF: character n-gram order (sacreBLEU --chrf-char-order).
-    #[arg(long, value_name = "N", default_value_t = 6, help_heading = "chrF options",
-          value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub chrf_char_order: u32,
-
-    /// chrF: word n-gram order; 2 gives chrF++ (sacreBLEU --chrf-word-order).
-    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "chrF options",
-          value_parser = clap::value_parser!(u32).range(0..=64))]
-    pub chrf_word_order: u32,
-
-    /// chrF: beta, the weight of recall against precision (sacreBLEU --chrf-beta).
-    #[arg(long, value_name = "N", default_value_t = 2, help_heading = "chrF options",
-          value_parser = clap::value_parser!(u32).range(0..=1000))]
-    pub chrf_beta: u32,
-
-    /// chrF: keep white space in character n-grams (sacreBLEU --chrf-whitespace).
-    #[arg(long, help_heading = "chrF options")]
-    pub chrf_whitespace: bool,
-
-    /// chrF: chrF++.py's epsilon smoothing instead of sacreBLEU's effective-order averaging
-    /// (sacreBLEU --chrf-eps-smoothing).
-    #[arg(long, help_heading = "chrF options")]
-    pub chrf_eps_smoothing: bool,
-
-    /// nltk-bleu: n-gram weights, comma-separated (BLEU-N has N weights). Repeat the option for
-    /// several scores from one pass, like NLTK's list of weight tuples. [default: 0.25,0.25,0.25,0.25]
-    #[arg(long, value_name = "W1,W2,…", action = ArgAction::Append, allow_hyphen_values = true,
-          help_heading = "NLTK BLEU options")]
-    pub weights: Vec<String>,
-
-    /// nltk-bleu: NLTK SmoothingFunction().methodN, N = 0..7 [default: none, which NLTK treats
-    /// as method 0].
-    #[arg(long, value_name = "N", help_heading = "NLTK BLEU options",
-          value_parser = clap::value_parser!(u8).range(0..=7))]
-    pub nltk_smoothing: Option<u8>,
-
-    /// nltk-bleu: epsilon of smoothing method 1.
-    #[arg(
-        long,
-        value_name = "X",
-        default_value = "0.1",
-        allow_hyphen_values = true,
-        help_heading = "NLTK BLEU options"
-    )]
-    pub epsilon: String,
-
-    /// nltk-bleu: alpha of smoothing method 6; `5` (an int) keeps NLTK's exact rational
-    /// arithmetic, `5.0` (a float) its float arithmetic.
-    #[arg(
-        long,
-        value_name = "X",
-        default_value = "5",
-        allow_hyphen_values = true,
-        help_heading = "NLTK BLEU options"
-    )]
-    pub alpha: String,
-
-    /// nltk-bleu: k of smoothing methods 4 and 7.
-    #[arg(
-        long = "k",
-        value_name = "X",
-        default_value = "5",
-        allow_hyphen_values = true,
-        help_heading = "NLTK BLEU options"
-    )]
-    pub k: String,
-
-    /// nltk-bleu: NLTK's auto_reweigh (uniform weights over the hypothesis length when the
-    /// corpus hypothesis length is below 4 and the weights are the default 0.25 ×4).
-    #[arg(long, help_heading = "NLTK BLEU options")]
-    pub auto_reweigh: bool,
-
-    /// nltk-bleu: `nltk` (NLTK 3.10.4, quirks included) or `matlab` (MATLAB
-    /// bleuEvaluationScore: weights normalised to sum 1, score 0 for a candidate shorter than the
-    /// weights, NaN when candidate and references are all empty).
-    #[arg(long, value_name = "TOOL", default_value = "nltk", help_heading = "NLTK BLEU options",
-          value_parser = ["nltk", "matlab"])]
-    pub compat: String,
-
-    /// multi-bleu: multi-bleu-detok.perl (mteval 13a tokenization of raw text) instead of
-    /// multi-bleu.perl (whitespace tokens).
-    #[arg(long, help_heading = "multi-bleu options")]
-    pub multi_bleu_detok: bool,
-
-    /// gleu: smallest n-gram order (NLTK min_len; 0 also counts empty n-grams).
-    #[arg(long, value_name = "N", default_value_t = 1, help_heading = "GLEU options",
-          value_parser = clap::value_parser!(u32).range(0..=1024))]
-    pub gleu_min_len: u32,
-
-    /// gleu: largest n-gram order (NLTK max_len).
-    #[arg(long, value_name = "N", default_value_t = 4, help_heading = "GLEU options",
-          value_parser = clap::value_parser!(u32).range(0..=1024))]
-    pub gleu_max_len: u32,
-
-    /// nltk-chrf: smallest character n-gram order (NLTK min_len).
-    #[arg(long, value_name = "N", default_value_t = 1, help_heading = "NLTK chrF options",
-          value_parser = clap::value_parser!(u32).range(0..=1024))]
-    pub nltk_chrf_min_len: u32,
-
-    /// nltk-chrf: largest character n-gram order (NLTK max_len).
-    #[arg(long, value_name = "N", default_value_t = 6, help_heading = "NLTK chrF options",
-          value_parser = clap::value_parser!(u32).range(0..=1024))]
-    pub nltk_chrf_max_len: u32,
-
-    /// nltk-chrf: beta, as a Python number (an integer squares exactly, a float through C pow).
-    #[arg(
-        long,
-        value_name = "X",
-        default_value = "3.0",
-        help_heading = "NLTK chrF options"
-    )]
-    pub nltk_chrf_beta: String,
-
-    /// nltk-chrf: keep white space in the strings (NLTK ignore_whitespace=False).
-    #[arg(long, help_heading = "NLTK chrF options")]
-    pub nltk_chrf_whitespace: bool,
-
-    /// nist: corpus reports follow mteval-v13a.pl (streamed, the default) or NLTK corpus_nist.
-    /// Rows always follow NLTK sentence_nist.
-    #[arg(long, value_name = "TOOL", default_value = "mteval", help_heading = "NIST options",
-          value_parser = ["mteval", "nltk"])]
-    pub nist_compat: String,
-
-    /// nist: highest n-gram order N (mteval-v13a: 5; NLTK's n). 1 to 9 follow mteval's
-    /// cumulative N-gram columns; 0 makes NLTK raise.
-    #[arg(long, value_name = "N", default_value_t = 5, help_heading = "NIST options",
-          value_parser = clap::value_parser!(u32).range(0..=9))]
-    pub nist_order: u32,
-
-    /// nist: `mteval` (mteval-v13a's own tokenization, see --mteval-international and
-    /// --case-sensitive) or `none` (Python str.split() tokens as given, no case folding: NLTK's
-    /// usual input).
-    #[arg(long, value_name = "NAME", default_value = "mteval", help_heading = "NIST options",
-          value_parser = ["mteval", "none"])]
-    pub nist_tokenize: String,
-
-    /// nist, mteval-bleu: mteval-v13a's international tokenization
-    /// (--international-tokenization) instead of the normal one.
-    #[arg(long, help_heading = "mteval options (nist, mteval-bleu)")]
-    pub mteval_international: bool,
-
-    /// nist, mteval-bleu: keep case (mteval -c); by default mteval folds ASCII A-Z (normal
-    /// tokenization) or applies Perl lc (international).
-    #[arg(long, help_heading = "mteval options (nist, mteval-bleu)")]
-    pub case_sensitive: bool,
-
-    /// mteval-bleu: BLEU reference length per segment: the closest to the hypothesis length
-    /// (ties to the shorter) or the shortest.
-    #[arg(long, value_name = "WHICH", default_value = "closest",
-          help_heading = "mteval options (nist, mteval-bleu)", value_parser = ["closest", "shortest"])]
-    pub brevity_penalty: String,
-
-    /// mteval-bleu: no smoothing (mteval --no-smoothing): 0 when an order has no match.
-    #[arg(long, help_heading = "mteval options (nist, mteval-bleu)")]
-    pub mteval_no_smoothing: bool,
+    /// Options shared by several metrics; each metric's own options are added from the
+    /// registry ([`command`]).
+    #[command(flatten)]
+    pub common: CommonArgs,
 
     /// Worker threads (default: the number of cores). Output does not depend on it.
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -457,13 +268,6 @@ pub enum InputArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum EffectiveOrder {
-    Auto,
-    Yes,
-    No,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum FormatArg {
     Text,
     Jsonl,
@@ -483,7 +287,6 @@ pub enum Utf8Arg {
 }
 
 /// Everything a run needs, validated.
-#[derive(Debug)]
 pub struct Config {
     pub sources: Vec<Source>,
     /// Reference files of parallel mode (empty: TSV/JSONL input).
@@ -491,8 +294,8 @@ pub struct Config {
     pub input: InputFormat,
     pub nrefs: Refs,
     pub max_line_bytes: usize,
-    pub metric_names: Vec<String>,
-    pub metric_options: MetricOptions,
+    /// The metrics, built from their options, in `--metrics` order.
+    pub metrics: Vec<Box<dyn DynMetric>>,
     pub settings: Settings,
     pub format: Format,
     pub mode: Mode,
@@ -509,109 +312,26 @@ pub struct Config {
     pub emit_stats: bool,
     /// `--confidence`, with `--confidence-n` and `--seed`.
     pub confidence: Option<crate::confidence::Settings>,
-    /// Per metric (in `metric_names` order), its settings as canonical command-line options:
-    /// what a stats document records, so that `merge` can compare shards and rebuild the metric.
-    pub metric_args: Vec<Vec<String>>,
+}
+
+/// The scoring command's options: [`Args`] plus every registered metric's own options.
+pub fn command() -> clap::Command {
+    registry::augment(Args::command())
+}
+
+/// Parses a command line into a validated [`Config`]: `Err(Ok(e))` is clap's (usage errors,
+/// `--help`, `--version`), `Err(Err(message))` a usage error found after parsing.
+pub fn parse(
+    argv: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Result<Config, Result<clap::Error, String>> {
+    let matches = command().try_get_matches_from(argv).map_err(Ok)?;
+    let args = Args::from_arg_matches(&matches).map_err(Ok)?;
+    args.into_config(&matches).map_err(Err)
 }
 
 impl Args {
-    /// The options that shape metric `key`'s statistics and scores, every one explicit (defaults
-    /// included) in `--name=value` form: equal lists mean equal settings, and parsing the list
-    /// gives the metric back (`merge`). Unknown metrics get an empty list (`build` rejects them).
-    pub fn metric_args(&self, key: &str) -> Vec<String> {
-        let mut a = Vec::new();
-        let mut opt =
-            |name: &str, value: &dyn std::fmt::Display| a.push(format!("--{name}={value}"));
-        let mut flags = Vec::new();
-        match key {
-            "bleu" => {
-                // Not the default 13a, so that `-t 13a` and no -t (the same BLEU) merge. Not
-                // written as 13a either: without -t, nltk-bleu and gleu split on white space
-                // alone, and an explicit 13a would change them when `merge` rebuilds them.
-                if let Some(t) = self.tokenize.as_deref().filter(|&t| t != "13a") {
-                    opt("tokenize", &t);
-                }
-                opt("smooth-method", &self.smooth_method);
-                if let Some(v) = self.smooth_value {
-                    opt("smooth-value", &v);
-                }
-                opt("max-ngram-order", &self.max_ngram_order);
-                let eff = self
-                    .effective_order
-                    .to_possible_value()
-                    .expect("not skipped");
-                opt("effective-order", &eff.get_name());
-                flags.push(("lowercase", self.lowercase));
-            }
-            "chrf" => {
-                opt("chrf-char-order", &self.chrf_char_order);
-                opt("chrf-word-order", &self.chrf_word_order);
-                opt("chrf-beta", &self.chrf_beta);
-                flags.push(("lowercase", self.lowercase));
-                flags.push(("chrf-whitespace", self.chrf_whitespace));
-                flags.push(("chrf-eps-smoothing", self.chrf_eps_smoothing));
-            }
-            "nltk-bleu" => {
-                if let Some(t) = &self.tokenize {
-                    opt("tokenize", t);
-                }
-                for w in &self.weights {
-                    opt("weights", w);
-                }
-                if let Some(m) = self.nltk_smoothing {
-                    opt("nltk-smoothing", &m);
-                }
-                opt("epsilon", &self.epsilon);
-                opt("alpha", &self.alpha);
-                opt("k", &self.k);
-                opt("compat", &self.compat);
-                flags.push(("lowercase", self.lowercase));
-                flags.push(("auto-reweigh", self.auto_reweigh));
-            }
-            "multi-bleu" => {
-                flags.push(("lowercase", self.lowercase));
-                flags.push(("multi-bleu-detok", self.multi_bleu_detok));
-            }
-            "nltk-chrf" => {
-                opt("nltk-chrf-min-len", &self.nltk_chrf_min_len);
-                opt("nltk-chrf-max-len", &self.nltk_chrf_max_len);
-                opt("nltk-chrf-beta", &self.nltk_chrf_beta);
-                flags.push(("nltk-chrf-whitespace", self.nltk_chrf_whitespace));
-            }
-            "gleu" => {
-                if let Some(t) = &self.tokenize {
-                    opt("tokenize", t);
-                }
-                opt("gleu-min-len", &self.gleu_min_len);
-                opt("gleu-max-len", &self.gleu_max_len);
-                flags.push(("lowercase", self.lowercase));
-            }
-            "nist" => {
-                opt("nist-compat", &self.nist_compat);
-                opt("nist-order", &self.nist_order);
-                opt("nist-tokenize", &self.nist_tokenize);
-                flags.push(("mteval-international", self.mteval_international));
-                flags.push(("case-sensitive", self.case_sensitive));
-            }
-            "mteval-bleu" => {
-                opt("brevity-penalty", &self.brevity_penalty);
-                flags.push(("mteval-international", self.mteval_international));
-                flags.push(("case-sensitive", self.case_sensitive));
-                flags.push(("mteval-no-smoothing", self.mteval_no_smoothing));
-            }
-            _ => {}
-        }
-        a.extend(
-            flags
-                .into_iter()
-                .filter(|&(_, on)| on)
-                .map(|(name, _)| format!("--{name}")),
-        );
-        a
-    }
-
     /// Validates the options that clap cannot check alone.
-    pub fn into_config(self) -> Result<Config, String> {
+    pub fn into_config(self, matches: &ArgMatches) -> Result<Config, String> {
         let mut sources: Vec<Source> = self.files.iter().map(|f| Source::from_arg(f)).collect();
         if sources.is_empty() {
             sources.push(Source::Stdin);
@@ -641,62 +361,6 @@ impl Args {
         if self.fail_under.is_some_and(f64::is_nan) {
             return Err("--fail-under needs a number".to_owned());
         }
-        let smooth_method = SmoothMethod::from_name(&self.smooth_method)
-            .expect("clap only accepts known smoothing methods");
-        if let Some(v) = self.smooth_value {
-            if !v.is_finite() || v < 0.0 {
-                return Err(format!(
-                    "--smooth-value must be a non-negative number, not {v}"
-                ));
-            }
-        }
-        let (sentence_eff, corpus_eff) = match self.effective_order {
-            EffectiveOrder::Auto => (true, false),
-            EffectiveOrder::Yes => (true, true),
-            EffectiveOrder::No => (false, false),
-        };
-        let bleu = BleuConfig {
-            tokenizer: match &self.tokenize {
-                Some(name) => {
-                    Tokenizer::from_name(name).expect("clap only accepts known tokenizers")
-                }
-                None => Tokenizer::T13a,
-            },
-            lowercase: self.lowercase,
-            smooth_method,
-            smooth_value: self.smooth_value,
-            max_ngram_order: self.max_ngram_order as usize,
-            sentence_effective_order: sentence_eff,
-            corpus_effective_order: corpus_eff,
-        };
-        let nltk_bleu = NltkBleuConfig::from_cli(
-            self.tokenize.as_deref().and_then(Tokenizer::from_name),
-            self.lowercase,
-            &self.weights,
-            self.nltk_smoothing,
-            &self.epsilon,
-            &self.alpha,
-            &self.k,
-            self.auto_reweigh,
-            if self.compat == "matlab" {
-                Compat::Matlab
-            } else {
-                Compat::Nltk
-            },
-        )?;
-        let multi_bleu = MultiBleuConfig {
-            script: if self.multi_bleu_detok {
-                Script::Detok
-            } else {
-                Script::MultiBleu
-            },
-            lowercase: self.lowercase,
-        };
-        let mteval_tokenizer = MtevalTokenizer {
-            international: self.mteval_international,
-            case_sensitive: self.case_sensitive,
-            split_non_ascii: false,
-        };
         let format = match self.format {
             FormatArg::Text => Format::Text,
             FormatArg::Jsonl => Format::Jsonl,
@@ -721,8 +385,7 @@ impl Args {
             .map(|m| m.trim().to_owned())
             .filter(|m| !m.is_empty())
             .collect();
-        let metric_args: Vec<Vec<String>> =
-            metric_names.iter().map(|m| self.metric_args(m)).collect();
+        let metrics = registry::build(&metric_names, &self.common, matches)?;
         Ok(Config {
             sources,
             ref_files,
@@ -733,55 +396,7 @@ impl Args {
             },
             nrefs: self.nrefs.unwrap_or(Refs::Unknown),
             max_line_bytes: self.max_line_bytes,
-            metric_names,
-            metric_options: MetricOptions {
-                bleu,
-                chrf: ChrfConfig {
-                    char_order: self.chrf_char_order as usize,
-                    word_order: self.chrf_word_order as usize,
-                    beta: self.chrf_beta,
-                    lowercase: self.lowercase,
-                    whitespace: self.chrf_whitespace,
-                    eps_smoothing: self.chrf_eps_smoothing,
-                },
-                nltk_bleu,
-                multi_bleu,
-                gleu: GleuConfig {
-                    min_len: self.gleu_min_len as usize,
-                    max_len: self.gleu_max_len as usize,
-                    tokenizer: self.tokenize.as_deref().and_then(Tokenizer::from_name),
-                    lowercase: self.lowercase,
-                },
-                nltk_chrf: NltkChrfConfig {
-                    min_len: self.nltk_chrf_min_len as usize,
-                    max_len: self.nltk_chrf_max_len as usize,
-                    beta: Beta::parse(&self.nltk_chrf_beta)
-                        .map_err(|e| format!("--nltk-chrf-beta: {e}"))?,
-                    ignore_whitespace: !self.nltk_chrf_whitespace,
-                },
-                nist: NistConfig {
-                    tokenize: if self.nist_tokenize == "none" {
-                        NistTokenize::Split
-                    } else {
-                        NistTokenize::Mteval(mteval_tokenizer)
-                    },
-                    order: self.nist_order as usize,
-                    compat: if self.nist_compat == "nltk" {
-                        NistCompat::Nltk
-                    } else {
-                        NistCompat::Mteval
-                    },
-                },
-                mteval_bleu: MtevalBleuConfig {
-                    tokenizer: mteval_tokenizer,
-                    brevity_penalty: if self.brevity_penalty == "shortest" {
-                        BrevityPenalty::Shortest
-                    } else {
-                        BrevityPenalty::Closest
-                    },
-                    smoothing: !self.mteval_no_smoothing,
-                },
-            },
+            metrics,
             settings: Settings {
                 threads,
                 utf8: match self.invalid_utf8 {
@@ -800,7 +415,7 @@ impl Args {
                 },
                 every: self.every,
                 interval: self.interval,
-                emit_stats: self.emit.is_some().then(|| metric_args.clone()),
+                emit_stats: self.emit.is_some(),
                 first_line: self.first_line,
             },
             format,
@@ -826,7 +441,6 @@ impl Args {
                     samples: self.confidence_n as usize,
                     seed: self.seed,
                 }),
-            metric_args,
         })
     }
 }

@@ -15,7 +15,7 @@ use std::any::Any;
 
 use serde_json::{json, Value};
 
-use crate::metric::{Confidence, DynMetric, MetricReport};
+use crate::metric::{Confidence, DynMetric, Score};
 use crate::significance::poisson::Replicates;
 use crate::significance::{self, Interval, Vectors};
 
@@ -252,25 +252,22 @@ impl Resampler {
     }
 }
 
-/// Every metric's report of its totals, with its confidence interval when resampling (the
+/// Every metric's score of its totals, with its confidence interval when resampling (the
 /// merger's running and final reports, and `merge`'s).
-pub fn metric_reports(
+pub fn scores(
     metrics: &[Box<dyn DynMetric>],
     totals: &[Box<dyn Any + Send>],
     resampler: Option<&Resampler>,
     is_final: bool,
-    width: usize,
-) -> Vec<MetricReport> {
+) -> Vec<Score> {
     metrics
         .iter()
         .zip(totals)
         .enumerate()
         .map(|(i, (m, t))| {
-            let mut report = m.report(t.as_ref(), width);
-            if let Some(c) = resampler.and_then(|r| r.interval(m.as_ref(), i, is_final)) {
-                report.set_confidence(c, width);
-            }
-            report
+            let mut score = m.score(t.as_ref());
+            score.confidence = resampler.and_then(|r| r.interval(m.as_ref(), i, is_final));
+            score
         })
         .collect()
 }

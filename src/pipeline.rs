@@ -17,10 +17,11 @@ use std::time::Duration;
 use crossbeam_channel::{bounded, never, select, tick, Receiver, Sender, TryRecvError};
 
 use crate::confidence::Resampler;
+use crate::diagnostic::diagnostic;
 use crate::input::reader::{self, Batch, Plan, ReaderState};
 use crate::input::{frame, Framing, Utf8Policy};
 use crate::metric::DynMetric;
-use crate::output::{diagnostic, CorpusReport, Format, RowWriter, Sink};
+use crate::output::{CorpusReport, Format, RowScratch, RowWriter, Sink};
 use crate::signals::Event;
 
 /// `--on-error`.
@@ -45,9 +46,8 @@ pub struct Settings {
     pub every: Option<u64>,
     /// A running corpus report at this interval, whether lines arrive or not.
     pub interval: Option<Duration>,
-    /// `--emit stats`: at the end, write a stats document with these per-metric canonical
-    /// options ([`crate::stats`]).
-    pub emit_stats: Option<Vec<Vec<String>>>,
+    /// `--emit stats`: at the end, write a stats document ([`crate::stats`]).
+    pub emit_stats: bool,
     /// `--first-line`: the number of the first input line (shards of a larger input number
     /// their lines globally: diagnostics, JSONL `line`, streaming-bootstrap weights).
     pub first_line: u64,
@@ -157,6 +157,7 @@ fn work(
     quit: Receiver<()>,
 ) {
     let mut workspaces: Vec<_> = metrics.iter().map(|m| m.new_workspace()).collect();
+    let mut scratch = RowScratch::default();
     loop {
         let mut batch = select! {
             recv(rx) -> batch => match batch {
@@ -199,6 +200,7 @@ fn work(
                         metrics,
                         &mut workspaces,
                         &mut done.stats,
+                        &mut scratch,
                         &mut done.rows,
                         &mut notes,
                     );
@@ -343,7 +345,7 @@ impl<'a> Merger<'a> {
     }
 
     fn running_report(&self, sink: &mut Sink, note: Option<String>) -> io::Result<()> {
-        let mut report = self.report(false, sink.width);
+        let mut report = self.report(false);
         report.note = note;
         sink.report(&report)
     }
@@ -367,11 +369,11 @@ impl<'a> Merger<'a> {
                 self.bad_lines += 1;
                 match self.settings.on_error {
                     OnError::Warn => {
-                        crate::output::diagnostic(&format!("warning: line {line}: {message}"))
+                        crate::diagnostic::diagnostic(&format!("warning: line {line}: {message}"))
                     }
                     OnError::Skip => {}
                     OnError::Fail => {
-                        crate::output::diagnostic(&format!("error: line {line}: {message}"));
+                        crate::diagnostic::diagnostic(&format!("error: line {line}: {message}"));
                         if write_rows && sink.format == Format::Jsonl {
                             sink.out.write_all(row)?;
                         }
@@ -383,7 +385,7 @@ impl<'a> Merger<'a> {
                 while let Some((_, note)) = notes.next_if(|(n, _)| *n == i) {
                     // Not a bad line: `fail` warns as `warn` does; only `skip` is silent.
                     if self.settings.on_error != OnError::Skip {
-                        crate::output::diagnostic(&format!("warning: line {line}: {note}"));
+                        crate::diagnostic::diagnostic(&format!("warning: line {line}: {note}"));
                     }
                 }
                 for ((m, t), stats) in self.metrics.iter().zip(&mut self.totals).zip(&done.stats) {
@@ -422,17 +424,16 @@ impl<'a> Merger<'a> {
         Ok(true)
     }
 
-    fn report(&self, is_final: bool, width: usize) -> CorpusReport {
+    fn report(&self, is_final: bool) -> CorpusReport {
         CorpusReport {
             is_final,
             segments: self.segments,
             bad_lines: self.bad_lines,
-            metrics: crate::confidence::metric_reports(
+            metrics: crate::confidence::scores(
                 self.metrics,
                 &self.totals,
                 self.resampler.as_ref(),
                 is_final,
-                width,
             ),
             note: None,
         }
@@ -440,24 +441,23 @@ impl<'a> Merger<'a> {
 
     /// Writes the final report and says how the run ended.
     fn finish(self, sink: &mut Sink) -> io::Result<Outcome> {
-        let report = self.report(true, sink.width);
+        let report = self.report(true);
         sink.report(&report)?;
         let mut stats_error = None;
         // A failed run (a read error, --on-error fail) writes no statistics: merged with the
         // other shards' they would be silently incomplete. A run stopped by a signal has read
         // a whole input, as at end of file.
         let failed = self.input_error.is_some() || self.failed_on_bad_line;
-        if let (Some(options), false) = (&self.settings.emit_stats, failed) {
+        if self.settings.emit_stats && !failed {
             let sums = crate::stats::Sums {
                 metrics: self.metrics,
                 totals: &self.totals,
-                options,
                 framing: self.framing.as_ref(),
                 segments: self.segments,
                 bad_lines: self.bad_lines,
                 resampler: self.resampler.as_ref(),
             };
-            match sums.document(sink.width) {
+            match sums.document() {
                 Ok(doc) => {
                     serde_json::to_writer(&mut sink.out, &doc)?;
                     sink.out.write_all(b"\n")?;

@@ -7,13 +7,13 @@
 //! ```text
 //! {"format":"bleu-stream-stats","version":1,"tool":"bleu-stream 0.1.0",
 //!  "segments":N,"bad_lines":B,
-//!  "metrics":[{"key":"bleu","options":["--tokenize=13a",…],"signature":"nrefs:1|…","stats":{…}}],
+//!  "metrics":[{"key":"bleu","config":{"tokenizer":"13a",…},"signature":"nrefs:1|…","stats":{…}}],
 //!  "resampling":{…}}                       (only with --confidence, see `significance`)
 //! ```
 //!
-//! `options` are the metric's settings as canonical command-line options (every option
-//! explicit): two shards merge only when their metric keys and options are equal, and `merge`
-//! rebuilds each metric from them. `stats` holds integers only (NIST: its n-gram table in id
+//! `config` is the metric's typed settings, serialized ([`DynMetric::config_json`]): two shards
+//! merge only when their metric keys and settings are equal, and `merge` rebuilds each metric
+//! from them through the registry ([`crate::metric::registry::from_config`]). `stats` holds integers only (NIST: its n-gram table in id
 //! order), whatever each metric's [`Metric::save_totals`](crate::metric::Metric::save_totals)
 //! writes. Shards are merged in the order given, which is the input order for `parallel -k`;
 //! sums do not depend on it, and the one metric whose internal ids do (NIST) comes out as one
@@ -29,8 +29,9 @@ use crate::output::CorpusReport;
 
 /// The `format` of a stats document.
 pub const FORMAT: &str = "bleu-stream-stats";
-/// The version of the document layout; documents of another version are refused.
-pub const VERSION: u64 = 1;
+/// The version of the document layout; documents of another version are refused. (Version 1
+/// recorded settings as command-line options; version 2 as typed settings.)
+pub const VERSION: u64 = 2;
 
 /// The tool that wrote a document (informational).
 const TOOL: &str = concat!("bleu-stream ", env!("CARGO_PKG_VERSION"));
@@ -39,8 +40,6 @@ const TOOL: &str = concat!("bleu-stream ", env!("CARGO_PKG_VERSION"));
 pub struct Sums<'a> {
     pub metrics: &'a [Box<dyn DynMetric>],
     pub totals: &'a [Box<dyn Any + Send>],
-    /// Per metric, its canonical options.
-    pub options: &'a [Vec<String>],
     /// The framing the lines were read with ([`crate::input::Framing::record`]).
     pub framing: Option<&'a Value>,
     pub segments: u64,
@@ -51,16 +50,16 @@ pub struct Sums<'a> {
 impl Sums<'_> {
     /// The stats document. `Err` when a metric's totals cannot be merged exactly
     /// ([`DynMetric::totals_refusal`]).
-    pub fn document(&self, width: usize) -> Result<Map<String, Value>, String> {
+    pub fn document(&self) -> Result<Map<String, Value>, String> {
         let mut parts = Vec::with_capacity(self.metrics.len());
-        for ((m, t), opts) in self.metrics.iter().zip(self.totals).zip(self.options) {
+        for (m, t) in self.metrics.iter().zip(self.totals) {
             if let Some(why) = m.totals_refusal(t.as_ref()) {
                 return Err(format!("cannot emit mergeable statistics: {why}"));
             }
             parts.push(json!({
                 "key": m.key(),
-                "options": opts,
-                "signature": m.report(t.as_ref(), width).signature,
+                "config": m.config_json(),
+                "signature": m.score(t.as_ref()).signature,
                 "stats": m.save_totals(t.as_ref()),
             }));
         }
@@ -82,6 +81,28 @@ impl Sums<'_> {
     }
 }
 
+/// `smooth_method: exp against floor`, for messages: the settings whose values differ.
+fn differing_settings(mine: &Value, theirs: &Value) -> String {
+    let (Some(mine), Some(theirs)) = (mine.as_object(), theirs.as_object()) else {
+        return format!("{theirs} against {mine}");
+    };
+    let mut keys: Vec<&String> = mine.keys().chain(theirs.keys()).collect();
+    keys.dedup();
+    let mut parts = Vec::new();
+    for key in keys {
+        let (a, b) = (theirs.get(key), mine.get(key));
+        if a != b
+            && !parts
+                .iter()
+                .any(|p: &String| p.starts_with(&format!("{key}:")))
+        {
+            let show = |v: Option<&Value>| v.map_or("nothing".to_owned(), Value::to_string);
+            parts.push(format!("{key}: {} against {}", show(a), show(b)));
+        }
+    }
+    parts.join(", ")
+}
+
 /// `TSV with 2 references`, for messages.
 fn describe_framing(f: &Value) -> String {
     let input = f.get("input").and_then(Value::as_str).unwrap_or("?");
@@ -98,7 +119,7 @@ fn describe_framing(f: &Value) -> String {
 /// The header of a document, checked.
 struct Header<'a> {
     keys: Vec<&'a str>,
-    options: Vec<Vec<String>>,
+    configs: Vec<&'a Value>,
     segments: u64,
     bad_lines: u64,
     parts: &'a [Value],
@@ -133,36 +154,33 @@ fn header(doc: &Value) -> Result<Header<'_>, String> {
         .filter(|p| !p.is_empty())
         .ok_or("stats document without metrics")?;
     let mut keys = Vec::new();
-    let mut options = Vec::new();
+    let mut configs = Vec::new();
     for p in parts {
         keys.push(
             p.get("key")
                 .and_then(Value::as_str)
                 .ok_or("metric statistics without a key")?,
         );
-        let opts: Vec<String> = p
-            .get("options")
-            .and_then(|o| serde_json::from_value(o.clone()).ok())
-            .ok_or("metric statistics without options")?;
-        options.push(opts);
+        configs.push(
+            p.get("config")
+                .filter(|c| c.is_object())
+                .ok_or("metric statistics without settings (\"config\")")?,
+        );
     }
     Ok(Header {
         keys,
-        options,
+        configs,
         segments: count("segments")?,
         bad_lines: count("bad_lines")?,
         parts,
     })
 }
 
-/// Builds metrics from their keys and canonical options (the command line's job).
-pub type Builder<'b> =
-    dyn Fn(&[String], &[Vec<String>]) -> Result<Vec<Box<dyn DynMetric>>, String> + 'b;
-
 /// Stats documents summed so far.
 pub struct Merged {
     pub keys: Vec<String>,
-    pub options: Vec<Vec<String>>,
+    /// Per metric, its settings as the first document records them.
+    pub configs: Vec<Value>,
     pub metrics: Vec<Box<dyn DynMetric>>,
     pub totals: Vec<Box<dyn Any + Send>>,
     pub segments: u64,
@@ -176,10 +194,14 @@ pub struct Merged {
 impl Merged {
     /// Starts from the first document: its metrics and settings are what every other document
     /// must have.
-    pub fn new(first: &Value, build: &Builder<'_>) -> Result<Merged, String> {
+    pub fn new(first: &Value) -> Result<Merged, String> {
         let h = header(first)?;
         let keys: Vec<String> = h.keys.iter().map(|k| (*k).to_owned()).collect();
-        let metrics = build(&keys, &h.options)?;
+        let metrics = keys
+            .iter()
+            .zip(&h.configs)
+            .map(|(k, c)| crate::metric::registry::from_config(k, c))
+            .collect::<Result<Vec<_>, _>>()?;
         if let Some(why) = metrics.iter().find_map(|m| m.merge_refusal()) {
             return Err(format!("cannot merge: {why}"));
         }
@@ -192,7 +214,7 @@ impl Merged {
             resampler,
             framing: None,
             keys,
-            options: h.options,
+            configs: h.configs.into_iter().cloned().collect(),
             metrics,
             totals,
             segments: 0,
@@ -210,18 +232,12 @@ impl Merged {
                 self.keys.join(",")
             ));
         }
-        for ((key, mine), theirs) in self.keys.iter().zip(&self.options).zip(&h.options) {
-            if mine != theirs {
-                let differ: Vec<&String> = theirs
-                    .iter()
-                    .filter(|o| !mine.contains(o))
-                    .chain(mine.iter().filter(|o| !theirs.contains(o)))
-                    .collect();
-                let differ: Vec<&str> = differ.iter().map(|s| s.as_str()).collect();
+        for ((key, mine), theirs) in self.keys.iter().zip(&self.configs).zip(&h.configs) {
+            if mine != *theirs {
                 return Err(format!(
                     "{key} settings differ from the first document's ({}): statistics of \
                      different settings do not add up",
-                    differ.join(" ")
+                    differing_settings(mine, theirs)
                 ));
             }
         }
@@ -264,17 +280,16 @@ impl Merged {
     }
 
     /// The corpus report of everything merged.
-    pub fn report(&self, width: usize) -> CorpusReport {
+    pub fn report(&self) -> CorpusReport {
         CorpusReport {
             is_final: true,
             segments: self.segments,
             bad_lines: self.bad_lines,
-            metrics: crate::confidence::metric_reports(
+            metrics: crate::confidence::scores(
                 &self.metrics,
                 &self.totals,
                 self.resampler.as_ref(),
                 true,
-                width,
             ),
             note: None,
         }
@@ -289,16 +304,15 @@ impl Merged {
     }
 
     /// The merged statistics as one document (tree-shaped merges: merge the merges).
-    pub fn document(&self, width: usize) -> Result<Map<String, Value>, String> {
+    pub fn document(&self) -> Result<Map<String, Value>, String> {
         Sums {
             metrics: &self.metrics,
             totals: &self.totals,
-            options: &self.options,
             framing: self.framing.as_ref(),
             segments: self.segments,
             bad_lines: self.bad_lines,
             resampler: self.resampler.as_ref(),
         }
-        .document(width)
+        .document()
     }
 }

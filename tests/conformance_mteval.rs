@@ -238,7 +238,7 @@ fn library_levels(
         .iter()
         .map(|s| nist.mteval_group_score(&mut totals, &[s]))
         .collect();
-    let seg_bleu = bstats.iter().map(|s| bleu.score(s)).collect();
+    let seg_bleu = bstats.iter().map(|s| bleu.stats_score(s)).collect();
     let (mut doc_nist, mut doc_bleu) = (Vec::new(), Vec::new());
     if docsize > 0 {
         for (chunk, bchunk) in stats.chunks(docsize).zip(bstats.chunks(docsize)) {
@@ -248,7 +248,7 @@ fn library_levels(
             for s in bchunk {
                 bleu.add(&mut sum, s);
             }
-            doc_bleu.push(bleu.score(&sum));
+            doc_bleu.push(bleu.stats_score(&sum));
         }
     }
     (seg_nist, seg_bleu, doc_nist, doc_bleu)

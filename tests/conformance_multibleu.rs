@@ -175,10 +175,10 @@ fn multibleu_crafted() {
                 let r: Vec<&str> = r.iter().map(String::as_str).collect();
                 m.add(&mut totals, &m.stats(h, &r, &mut ws));
             }
-            let report = m.report(&totals, 2);
+            let report = bleu_stream::output::jsonl::score_object(&m.score(&totals), 2);
             return (
                 true,
-                check(rec, &Value::Object(report.fields)).map_err(|e| format!("{id}: {e}")),
+                check(rec, &Value::Object(report)).map_err(|e| format!("{id}: {e}")),
             );
         }
         let input: String = segments

@@ -231,7 +231,7 @@ fn library_corpus(params: &Value, pairs: &[(Vec<Vec<String>>, Vec<String>)]) -> 
         let st = metric.token_stats(&toks(hyp), &refs, &mut ws);
         metric.merge(&mut totals, &st);
     }
-    library_json(metric.score(&totals))
+    library_json(metric.compute(&totals))
 }
 
 fn jsonl_line(hyp: &Value, refs: &[Value]) -> String {

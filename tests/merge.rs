@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use bleu_stream::metric::METRIC_NAMES;
+use bleu_stream::metric::registry;
 
 use crate::properties::{as_jsonl, as_tsv, config, input, segments};
 use crate::util::{eprint_whole, par_map, shared_dir, wmt22_dir, Cmd, Mismatches, Output, BIN};
@@ -244,11 +244,7 @@ fn corpora() -> Vec<Corpus> {
 
 /// Every metric whose statistics can be merged (all but nltk-chrf).
 fn mergeable() -> Vec<&'static str> {
-    METRIC_NAMES
-        .iter()
-        .copied()
-        .filter(|m| *m != "nltk-chrf")
-        .collect()
+    registry::names().filter(|m| *m != "nltk-chrf").collect()
 }
 
 /// Every mergeable metric with its default settings and the option variants that change what
@@ -885,7 +881,7 @@ fn a_stats_document_has_the_documented_layout() {
     assert_eq!(text.matches('\n').count(), 1, "{text}");
     let doc: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(doc["format"], "bleu-stream-stats");
-    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["version"], 2);
     assert!(doc["tool"].as_str().unwrap().starts_with("bleu-stream "));
     assert_eq!(doc["segments"], 1);
     assert_eq!(doc["bad_lines"], 1);
@@ -893,12 +889,14 @@ fn a_stats_document_has_the_documented_layout() {
     assert_eq!(metrics.len(), 2);
     assert_eq!(metrics[0]["key"], "bleu");
     assert_eq!(metrics[1]["key"], "chrf");
+    // Settings are typed, every one explicit (defaults included).
+    assert_eq!(metrics[0]["config"]["tokenizer"], "13a");
+    assert_eq!(metrics[0]["config"]["smooth_method"], "exp");
+    assert_eq!(metrics[0]["config"]["max_ngram_order"], 4);
+    assert_eq!(metrics[1]["config"]["char_order"], 6);
+    assert_eq!(metrics[1]["config"]["word_order"], 0);
     for m in metrics {
-        assert!(m["options"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|o| o.as_str().unwrap().starts_with("--")));
+        assert!(m["config"].is_object());
         assert!(m["signature"].as_str().unwrap().contains("nrefs:1"));
         assert!(m["stats"].is_object());
     }
@@ -986,7 +984,7 @@ fn merge_refuses_documents_that_do_not_belong_together() {
         &[
             "intl.json: document 1",
             "bleu settings differ",
-            "--tokenize=intl",
+            "tokenizer: \"intl\" against \"13a\"",
         ],
     );
     let words = dir.file(
@@ -999,7 +997,7 @@ fn merge_refuses_documents_that_do_not_belong_together() {
         &[
             "words.json: document 1",
             "chrf settings differ",
-            "--chrf-word-order",
+            "word_order: 2 against 0",
         ],
     );
     // Different metrics (or order of metrics).
@@ -1024,15 +1022,15 @@ fn merge_refuses_documents_that_do_not_belong_together() {
     );
     // Another format version.
     let doc: Value = serde_json::from_slice(&good).unwrap();
-    let mut v2 = doc.clone();
-    v2["version"] = json!(2);
-    let v2 = dir.file("v2.json", v2.to_string().as_bytes());
+    let mut v1 = doc.clone();
+    v1["version"] = json!(1);
+    let v1 = dir.file("v1.json", v1.to_string().as_bytes());
     assert_refused(
-        &merge(&[], &[a.clone(), v2.clone()]),
+        &merge(&[], &[a.clone(), v1.clone()]),
         2,
-        &["v2.json: document 1", "version 2", "version 1"],
+        &["v1.json: document 1", "version 1", "version 2"],
     );
-    assert_refused(&merge(&[], &[v2]), 2, &["v2.json: document 1", "version 2"]);
+    assert_refused(&merge(&[], &[v1]), 2, &["v1.json: document 1", "version 1"]);
     // Garbage, truncated JSON, other JSON.
     let garbage = dir.file("garbage.txt", b"BLEU = 34.2 not a document\n");
     assert_refused(
@@ -1087,12 +1085,32 @@ fn merge_refuses_documents_that_do_not_belong_together() {
     let f = dir.file("negative.json", bad.to_string().as_bytes());
     assert_refused(&merge(&[], &[f]), 2, &["negative.json: document 1"]);
     let mut bad = doc.clone();
-    bad["metrics"][0]["options"] = json!(["--tokenize=klingon"]);
+    bad["metrics"][0]["config"]["tokenizer"] = json!("klingon");
     let f = dir.file("options.json", bad.to_string().as_bytes());
     assert_refused(
         &merge(&[], &[f]),
         2,
-        &["options.json: document 1", "metric options"],
+        &[
+            "options.json: document 1",
+            "bleu settings",
+            "unknown tokenizer 'klingon'",
+        ],
+    );
+    let mut bad = doc.clone();
+    bad["metrics"][0]["config"]["max_ngram_order"] = json!(0);
+    let f = dir.file("order.json", bad.to_string().as_bytes());
+    assert_refused(
+        &merge(&[], &[f]),
+        2,
+        &["order.json: document 1", "max_ngram_order 0"],
+    );
+    let mut bad = doc.clone();
+    bad["metrics"][0].as_object_mut().unwrap().remove("config");
+    let f = dir.file("noconfig.json", bad.to_string().as_bytes());
+    assert_refused(
+        &merge(&[], &[f]),
+        2,
+        &["noconfig.json: document 1", "without settings"],
     );
     let mut bad = doc.clone();
     bad["segments"] = json!("many");

@@ -33,16 +33,18 @@ use std::thread;
 use std::time::Duration;
 
 use bstr::{BStr, BString};
-use clap::Parser;
+use clap::FromArgMatches;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
 use serde_json::{json, Value};
 
-use bleu_stream::cli::Args;
 use bleu_stream::input::Segment;
-use bleu_stream::metric::bleu::Bleu;
-use bleu_stream::metric::chrf::Chrf;
-use bleu_stream::metric::{DynMetric, RowStyle, METRIC_NAMES};
+use bleu_stream::metric::bleu::{Bleu, BleuArgs};
+use bleu_stream::metric::chrf::{Chrf, ChrfArgs};
+use bleu_stream::metric::options::CommonArgs;
+use bleu_stream::metric::registry::{self, Registered};
+use bleu_stream::metric::DynMetric;
+use bleu_stream::output::jsonl::score_object;
 
 use crate::util::{show_f64, Cmd, Output, BIN};
 
@@ -69,7 +71,7 @@ pub(crate) fn config(cases: u32) -> ProptestConfig {
 /// Every metric the binary knows, so that a metric added later is covered without editing this
 /// file.
 fn all_metrics() -> String {
-    METRIC_NAMES.join(",")
+    registry::names().collect::<Vec<_>>().join(",")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -576,13 +578,15 @@ fn add_into(acc: &mut Vec<u64>, x: &[u64]) {
 /// The BLEU and chrF metrics configured exactly as the binary configures them from `args`.
 fn library_metrics(args: &[String]) -> (Bleu, Chrf) {
     let argv = std::iter::once("bleu-stream".to_owned()).chain(args.iter().cloned());
-    let config = Args::try_parse_from(argv)
-        .expect("options parse")
-        .into_config()
-        .expect("options valid");
+    let matches = bleu_stream::cli::command()
+        .try_get_matches_from(argv)
+        .expect("options parse");
+    let common = CommonArgs::from_arg_matches(&matches).expect("options parse");
+    let bleu = BleuArgs::from_arg_matches(&matches).expect("options parse");
+    let chrf = ChrfArgs::from_arg_matches(&matches).expect("options parse");
     (
-        Bleu::new(config.metric_options.bleu),
-        Chrf::new(config.metric_options.chrf),
+        Bleu::new(Bleu::config_from_args(&common, bleu).expect("options valid")),
+        Chrf::new(Chrf::config_from_args(&common, chrf).expect("options valid")),
     )
 }
 
@@ -814,14 +818,9 @@ fn summable_other_options() -> impl Strategy<Value = Vec<String>> {
 
 /// The metrics and the row width configured exactly as the binary configures them from `args`.
 fn library_dyn_metrics(args: &[String]) -> (Vec<Box<dyn DynMetric>>, usize) {
-    let argv = std::iter::once("bleu-stream".to_owned()).chain(args.iter().cloned());
-    let config = Args::try_parse_from(argv)
-        .expect("options parse")
-        .into_config()
-        .expect("options valid");
-    let metrics = bleu_stream::metric::build(&config.metric_names, &config.metric_options)
-        .expect("metrics build");
-    (metrics, config.width)
+    let argv = std::iter::once("bleu-stream".into()).chain(args.iter().map(Into::into));
+    let config = bleu_stream::cli::parse(argv).expect("options parse and are valid");
+    (config.metrics, config.width)
 }
 
 /// A segment of clean test data as the framing would give it.
@@ -892,13 +891,10 @@ fn check_sums_of_every_metric(
         let mut by_hand: Option<Vec<u64>> = Some(Vec::new());
         for (i, (hyp, refs)) in segs.iter().enumerate() {
             row.clear();
-            let _ = m.score(
-                &as_segment(hyp, refs),
-                ws.as_mut(),
-                batch.as_mut(),
-                RowStyle::Json,
-                &mut row,
-            );
+            let index = m.push_stats(&as_segment(hyp, refs), ws.as_mut(), batch.as_mut());
+            if let Err(message) = m.write_sentence(batch.as_ref(), index, &mut row) {
+                row = serde_json::to_vec(&json!({ "error": message })).expect("JSON");
+            }
             let want: Value = serde_json::from_slice(&row).expect("the library's row is JSON");
             let got = &records[i][key];
             prop_assert_eq!(got, &want, "{} row {} (`{}`)", key, i + 1, shell(args));
@@ -914,7 +910,7 @@ fn check_sums_of_every_metric(
         for i in 0..segs.len() {
             m.accumulate(totals.as_mut(), batch.as_ref(), i);
         }
-        let want = Value::Object(m.report(totals.as_ref(), width).fields);
+        let want = Value::Object(score_object(&m.score(totals.as_ref()), width));
         prop_assert_eq!(&fin[key], &want, "{} corpus (`{}`)", key, shell(args));
         let fields = summed_row_fields(key);
         if let (Some(sum), false, false) = (by_hand, fields.is_empty(), segs.is_empty()) {
@@ -1200,7 +1196,7 @@ proptest! {
                 differ.is_empty() && merged.as_object().map(|o| o.len()) == whole_doc.as_object().map(|o| o.len()),
                 "{} statistics at {}: {:?} differ (`{}`)", key, k, differ, shell(&args)
             );
-            let merged = Value::Object(m.report(totals.as_ref(), width).fields);
+            let merged = Value::Object(score_object(&m.score(totals.as_ref()), width));
             prop_assert_eq!(&merged, &whole[key], "{} report at {} (`{}`)", key, k, shell(&args));
             let fields = summed_document_fields(key);
             if !fields.is_empty() {

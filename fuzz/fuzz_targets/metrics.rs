@@ -1,5 +1,5 @@
 //! Fuzz target: statistics, sentence rows and corpus reports of every metric in
-//! `bleu_stream::metric::METRIC_NAMES`, under fuzzed settings.
+//! `bleu_stream::metric::REGISTRY`, under fuzzed settings.
 //!
 //! Input: eight option bytes, then segments — lines split on `\n`, fields on `\t` (hypothesis
 //! first; a line without a TAB gets one empty reference), invalid UTF-8 replaced. The options
@@ -17,12 +17,11 @@
 
 use std::borrow::Cow;
 
-use bleu_stream::cli::Args;
 use bleu_stream::input::{Segment, SegmentRefs};
 use bleu_stream::metric::bleu::BleuStats;
 use bleu_stream::metric::chrf::ChrfStats;
-use bleu_stream::metric::{build, RowStyle, METRIC_NAMES};
-use clap::Parser;
+use bleu_stream::metric::registry;
+use bleu_stream::output::{jsonl, text};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -146,20 +145,15 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let (head, body) = data.split_at(8);
-    let argv = options(head.try_into().expect("8 bytes"));
-    let config = match Args::try_parse_from(&argv) {
-        Ok(args) => match args.into_config() {
-            Ok(c) => c,
-            Err(_) => return, // a usage error (e.g. weights NLTK rejects): not a crash
-        },
+    let mut argv = options(head.try_into().expect("8 bytes"));
+    let names: Vec<String> = registry::names().map(str::to_owned).collect();
+    argv.push(format!("--metrics={}", names.join(",")));
+    let metrics = match bleu_stream::cli::parse(argv.iter().map(Into::into)) {
+        Ok(config) => config.metrics,
+        // A usage error (e.g. weights NLTK rejects): not a crash.
         Err(_) => return,
     };
     let matlab = argv.iter().any(|a| a == "matlab");
-    let names: Vec<String> = METRIC_NAMES.iter().map(|s| s.to_string()).collect();
-    let metrics = match build(&names, &config.metric_options) {
-        Ok(m) => m,
-        Err(_) => return,
-    };
 
     let text = String::from_utf8_lossy(body);
     let segments: Vec<Segment<'_>> = text
@@ -188,13 +182,11 @@ fuzz_target!(|data: &[u8]| {
         let mut totals = m.new_totals();
         for (i, seg) in segments.iter().enumerate() {
             let mut row = Vec::new();
-            let err = m.score(
-                seg,
-                ws.as_mut(),
-                json_batch.as_mut(),
-                RowStyle::Json,
-                &mut row,
-            );
+            let index = m.push_stats(seg, ws.as_mut(), json_batch.as_mut());
+            let err = m.write_sentence(json_batch.as_ref(), index, &mut row).err();
+            if let Some(message) = &err {
+                jsonl::error_object(message, &mut row);
+            }
             let v: Value = serde_json::from_slice(&row)
                 .unwrap_or_else(|e| panic!("{key}: row is not JSON ({e}): {row:?}"));
             match err {
@@ -219,14 +211,16 @@ fuzz_target!(|data: &[u8]| {
                     }
                 }
             }
+            let mut scores = Vec::new();
+            let index = m.push_stats(seg, ws.as_mut(), text_batch.as_mut());
             let mut line = Vec::new();
-            m.score(
-                seg,
-                ws.as_mut(),
-                text_batch.as_mut(),
-                RowStyle::Text(3),
-                &mut line,
-            );
+            match m.sentence_scores(text_batch.as_ref(), index, &mut scores) {
+                Ok(()) => {
+                    assert_eq!(scores.len(), m.columns(), "{key}: text row columns");
+                    text::scores(&scores, 3, &mut line);
+                }
+                Err(_) => text::empty_fields(m.columns(), &mut line),
+            }
             let tabs = line.iter().filter(|&&b| b == b'\t').count();
             assert_eq!(tabs + 1, m.columns(), "{key}: text row columns: {line:?}");
             assert!(!line.contains(&b'\n'), "{key}: newline in a text row");
@@ -257,15 +251,18 @@ fuzz_target!(|data: &[u8]| {
                 assert!(s.best_ref < s.nrefs);
             }
         }
-        let report = m.report(totals.as_ref(), 2);
+        let report = m.score(totals.as_ref());
         assert_eq!(report.key, key);
-        assert!(!report.text.contains('\n'), "{key}: newline in report text");
-        let fields = Value::Object(report.fields.clone());
+        assert!(
+            !text::line(&report, 2).contains('\n'),
+            "{key}: newline in report text"
+        );
+        let fields = Value::Object(jsonl::score_object(&report, 2));
         serde_json::to_string(&fields).expect("report serializes");
         let error = report.fields.contains_key("error");
         check_score(
             key,
-            report.score,
+            report.value,
             error || (key == "nltk-bleu" && matlab),
             "corpus",
         );

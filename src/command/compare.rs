@@ -16,21 +16,21 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use clap::parser::ValueSource;
 use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser};
 use serde_json::{json, Map, Value};
 
-use crate::app::status;
-use crate::cli::{Args, FormatArg, Utf8Arg};
+use crate::cli::{FormatArg, Utf8Arg};
+use crate::diagnostic::diagnostic;
 use crate::input::reader::{io_message, Line, LineReader, Source};
 use crate::input::{decode, Segment, SegmentRefs, Utf8Policy};
-use crate::metric::{self, DynMetric, RowStyle, METRIC_NAMES};
-use crate::output::diagnostic;
+use crate::metric::options::CommonArgs;
+use crate::metric::{registry, DynMetric};
 use crate::significance::paired::{
     approximate_randomization, paired_bootstrap, Comparison, BOOTSTRAP_SAMPLES,
     RANDOMIZATION_TRIALS,
 };
 use crate::significance::{Vectors, DEFAULT_SEED};
+use crate::status;
 
 const ABOUT: &str = "Paired significance tests of systems against a baseline (sacreBLEU \
 --paired-bs/--paired-ar).";
@@ -53,27 +53,7 @@ Exit status: 0 success; 1 an input cannot be read, streams of different length, 
 cannot be written; 2 usage error or bad input (a line with a different number of systems, \
 invalid UTF-8, no segments, a metric that cannot be resampled).";
 
-/// Options of the scoring command that set up the metrics `compare` can resample (bleu, chrf,
-/// gleu), offered by `compare` with their definitions and help text taken from [`Args`] and
-/// handed back to its parser, so that a metric is set up exactly as the scoring command does.
-/// A test checks that no option of a resamplable metric is missing.
-const METRIC_OPTIONS: [&str; 13] = [
-    "tokenize",
-    "lowercase",
-    "smooth_method",
-    "smooth_value",
-    "max_ngram_order",
-    "effective_order",
-    "chrf_char_order",
-    "chrf_word_order",
-    "chrf_beta",
-    "chrf_whitespace",
-    "chrf_eps_smoothing",
-    "gleu_min_len",
-    "gleu_max_len",
-];
-
-/// `bleu-stream compare`'s own options (the metric options come from [`METRIC_OPTIONS`]).
+/// `bleu-stream compare`'s own options (each metric's own options come from the registry).
 #[derive(Parser, Debug)]
 #[command(
     name = "bleu-stream compare",
@@ -153,24 +133,16 @@ pub struct CompareArgs {
     /// Invalid UTF-8: an error, or replaced by U+FFFD (lossy).
     #[arg(long, value_enum, default_value_t = Utf8Arg::Error, value_name = "POLICY")]
     pub invalid_utf8: Utf8Arg,
+
+    /// Options shared by several metrics.
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
-/// The `compare` command: [`CompareArgs`] plus the scoring command's metric options.
+/// The `compare` command: [`CompareArgs`] plus every registered metric's own options, so
+/// that a metric is set up exactly as the scoring command sets it up.
 pub fn command() -> clap::Command {
-    let scoring = Args::command();
-    let metric_args = scoring
-        .get_arguments()
-        .filter(|a| METRIC_OPTIONS.contains(&a.get_id().as_str()))
-        .map(|a| {
-            let a = a.clone();
-            if a.get_help_heading().is_none() {
-                a.help_heading("Metric options")
-            } else {
-                a
-            }
-        })
-        .collect::<Vec<_>>();
-    CompareArgs::command().args(metric_args)
+    registry::augment(CompareArgs::command())
 }
 
 /// Runs `bleu-stream compare` (`args` includes the program name and `compare`).
@@ -195,26 +167,16 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     }
 }
 
-/// Builds the metrics through the scoring command's parser and refuses those without a vector
-/// form.
+/// Builds the metrics through the registry and refuses those without a vector form.
 fn build_metrics(args: &CompareArgs, matches: &ArgMatches) -> Result<Vec<Metric>, String> {
-    let mut argv = vec![
-        "bleu-stream".to_owned(),
-        format!("--metrics={}", args.metrics.join(",")),
-    ];
-    argv.extend(forwarded_options(matches));
-    let config = Args::try_parse_from(&argv)
-        .map_err(|e| e.render().to_string().trim_end().to_owned())?
-        .into_config()?;
-    let metrics = metric::build(&config.metric_names, &config.metric_options)?;
+    let metrics = registry::build(&args.metrics, &args.common, matches)?;
     let resamplable = || -> Vec<&str> {
-        METRIC_NAMES
+        registry::REGISTRY
             .iter()
-            .filter(|name| {
-                metric::build(&[name.to_string()], &config.metric_options)
-                    .is_ok_and(|m| m[0].vector_len().is_some())
+            .filter(|e| {
+                (e.from_args)(&args.common, matches).is_ok_and(|m| m.vector_len().is_some())
             })
-            .copied()
+            .map(|e| e.name)
             .collect()
     };
     metrics
@@ -229,29 +191,6 @@ fn build_metrics(args: &CompareArgs, matches: &ArgMatches) -> Result<Vec<Metric>
             )),
         })
         .collect()
-}
-
-/// The metric options given on the command line, as `--name=value` / `--flag` for [`Args`].
-fn forwarded_options(matches: &ArgMatches) -> Vec<String> {
-    let scoring = Args::command();
-    let mut out = Vec::new();
-    for arg in scoring.get_arguments() {
-        let id = arg.get_id().as_str();
-        if !METRIC_OPTIONS.contains(&id)
-            || matches.value_source(id) != Some(ValueSource::CommandLine)
-        {
-            continue;
-        }
-        let long = arg.get_long().expect("metric options have long names");
-        if matches!(arg.get_action(), ArgAction::SetTrue) {
-            out.push(format!("--{long}"));
-        } else if let Some(values) = matches.get_raw(id) {
-            for v in values {
-                out.push(format!("--{long}={}", v.to_string_lossy()));
-            }
-        }
-    }
-    out
 }
 
 /// A metric with its vector width.
@@ -321,7 +260,7 @@ fn compare(args: &CompareArgs, metrics: &[Metric]) -> Result<(), Failure> {
                 approximate_randomization(base, &systems, n, args.seed, threads, &score)
             }
         };
-        let report = metric.m.report(scored.totals[0][k].as_ref(), width);
+        let report = metric.m.score(scored.totals[0][k].as_ref());
         results.push(MetricResult {
             key: metric.m.key(),
             name: report.name.clone(),
@@ -626,7 +565,6 @@ fn score_chunk(
         .map(|_| metrics.iter().map(|m| m.m.new_batch(range.len())).collect())
         .collect();
     let mut vector = Vec::new();
-    let mut unused = Vec::new();
     for (index, i) in range.enumerate() {
         let refs: SegmentRefs<'_> = corpus.refs.iter().map(|r| Cow::Borrowed(&*r[i])).collect();
         let mut segment = Segment {
@@ -639,14 +577,7 @@ fn score_chunk(
             for (k, metric) in metrics.iter().enumerate() {
                 let m = &metric.m;
                 let batch = batches[s][k].as_mut();
-                // No row is rendered, so no sentence score can fail here.
-                let _ = m.score(
-                    &segment,
-                    workspaces[k].as_mut(),
-                    batch,
-                    RowStyle::None,
-                    &mut unused,
-                );
+                m.push_stats(&segment, workspaces[k].as_mut(), batch);
                 vector.resize(metric.width, 0);
                 m.batch_vector(batches[s][k].as_ref(), index, &mut vector);
                 vectors[s][k]
@@ -808,64 +739,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn metric_options_come_from_the_scoring_command() {
-        let scoring = Args::command();
-        for id in METRIC_OPTIONS {
-            assert!(
-                scoring.get_arguments().any(|a| a.get_id() == id),
-                "{id} is not an option of the scoring command"
-            );
-        }
-        // `--help` builds (no clashing short or long names).
-        command().debug_assert();
-    }
-
-    /// Every option that changes a resamplable metric's settings is offered by `compare`.
-    #[test]
-    fn no_option_of_a_resamplable_metric_is_missing() {
-        let longs: Vec<String> = Args::command()
-            .get_arguments()
-            .filter(|a| METRIC_OPTIONS.contains(&a.get_id().as_str()))
-            .filter_map(|a| a.get_long().map(str::to_owned))
-            .collect();
-        let parse = |extra: &[&str]| {
-            let argv = ["bleu-stream"].iter().chain(extra);
-            Args::try_parse_from(argv).ok()
-        };
-        let defaults = parse(&[]).unwrap().into_config().unwrap();
-        for name in METRIC_NAMES {
-            let built = metric::build(&[name.to_owned()], &defaults.metric_options).unwrap();
-            if built[0].vector_len().is_none() {
-                continue;
-            }
-            let default_args = parse(&[]).unwrap().metric_args(name);
-            let mut names: Vec<String> = default_args.clone();
-            // Options that appear only when given: every flag, and the optional values.
-            for arg in Args::command().get_arguments() {
-                let Some(long) = arg.get_long() else { continue };
-                let given = if matches!(arg.get_action(), ArgAction::SetTrue) {
-                    format!("--{long}")
-                } else if ["tokenize", "smooth-value"].contains(&long) {
-                    format!("--{long}=none").replace("smooth-value=none", "smooth-value=0.5")
-                } else {
-                    continue;
-                };
-                if let Some(args) = parse(&[&given]) {
-                    let changed = args.metric_args(name);
-                    if changed != default_args {
-                        names.extend(changed);
-                    }
-                }
-            }
-            for option in names {
-                let long = option.trim_start_matches("--");
-                let long = long.split('=').next().unwrap();
+    fn metric_options_are_the_scoring_command_s() {
+        // Every option of the scoring command that sets up a metric is offered by compare:
+        // both take them from the registry.
+        let scoring = crate::cli::command();
+        let compare = command();
+        for arg in scoring.get_arguments() {
+            let heading = arg.get_help_heading().unwrap_or("");
+            if heading.contains("options")
+                || ["tokenize", "lowercase"].contains(&arg.get_id().as_str())
+            {
                 assert!(
-                    longs.iter().any(|l| l == long),
-                    "compare does not offer --{long}, an option of '{name}'"
+                    compare.get_arguments().any(|a| a.get_id() == arg.get_id()),
+                    "compare does not offer --{}",
+                    arg.get_long().unwrap_or("?")
                 );
             }
         }
+        // `--help` builds (no clashing short or long names).
+        command().debug_assert();
+        crate::cli::command().debug_assert();
     }
 
     #[test]

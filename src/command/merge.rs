@@ -1,7 +1,6 @@
 //! `bleu-stream merge FILE…`: sums stats documents (`--emit stats`) and prints the corpus report
 //! of the whole, exactly as one run over all the shards' input would (SPEC §7).
 
-use std::collections::HashSet;
 use std::ffi::OsString;
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -10,12 +9,12 @@ use clap::Parser;
 use crossbeam_channel::{bounded, Sender};
 use serde_json::{Deserializer, Value};
 
-use crate::app::status;
-use crate::cli::{Args, FormatArg};
-use crate::input::reader::io_message;
-use crate::metric::{self, DynMetric};
-use crate::output::{diagnostic, Format, Mode, OutputStream, Sink};
+use crate::cli::FormatArg;
+use crate::diagnostic::diagnostic;
+use crate::diagnostic::io_message;
+use crate::output::{Format, Mode, OutputStream, Sink};
 use crate::stats::Merged;
+use crate::status;
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -93,7 +92,7 @@ fn run(args: &MergeArgs) -> u8 {
     };
     let mut out = io::BufWriter::new(io::stdout());
     if args.emit.is_some() {
-        let doc = match merged.document(width) {
+        let doc = match merged.document() {
             Ok(doc) => doc,
             Err(message) => {
                 diagnostic(&format!("error: {message}"));
@@ -110,7 +109,7 @@ fn run(args: &MergeArgs) -> u8 {
         diagnostic(&format!("error: cannot merge exactly: {why}"));
         return status::USAGE;
     }
-    let report = merged.report(width);
+    let report = merged.report();
     let format = match args.format {
         FormatArg::Text => Format::Text,
         FormatArg::Jsonl => Format::Jsonl,
@@ -126,7 +125,7 @@ fn run(args: &MergeArgs) -> u8 {
     if code != status::OK {
         return code;
     }
-    crate::app::fail_under(args.fail_under, &report)
+    super::score::fail_under(args.fail_under, &report)
 }
 
 fn finish_write(result: io::Result<()>) -> u8 {
@@ -190,7 +189,7 @@ fn read_all(args: &MergeArgs) -> Result<Merged, (u8, String)> {
         };
         let m = match &mut merged {
             Some(m) => m,
-            None => merged.insert(Merged::new(&doc, &build).map_err(context)?),
+            None => merged.insert(Merged::new(&doc).map_err(context)?),
         };
         m.add(&doc).map_err(context)?;
     }
@@ -345,46 +344,4 @@ fn send_stream(
             };
         }
     }
-}
-
-/// Rebuilds the metrics of a document from their keys and canonical options, through the
-/// scoring command's own option parser, and checks that the options are what that parser
-/// would write for them (a hand-edited or inconsistent document is refused).
-pub fn build(keys: &[String], options: &[Vec<String>]) -> Result<Vec<Box<dyn DynMetric>>, String> {
-    let mut argv = vec![
-        "bleu-stream".to_owned(),
-        format!("--metrics={}", keys.join(",")),
-    ];
-    // Options shared by several metrics (--lowercase, --tokenize) are given once.
-    let mut seen: HashSet<&str> = HashSet::new();
-    for opts in options {
-        let name = |o: &'_ String| -> String { o.split('=').next().unwrap_or(o).to_owned() };
-        let new: HashSet<String> = opts
-            .iter()
-            .map(name)
-            .filter(|n| !seen.contains(n.as_str()))
-            .collect();
-        argv.extend(opts.iter().filter(|o| new.contains(&name(o))).cloned());
-        for o in opts {
-            let n = o.split('=').next().unwrap_or(o);
-            seen.insert(n);
-        }
-    }
-    let config = Args::try_parse_from(&argv)
-        .map_err(|e| {
-            let text = e.render().to_string();
-            format!(
-                "invalid metric options {:?}: {}",
-                &argv[1..],
-                text.trim_end()
-            )
-        })
-        .and_then(|args| args.into_config())?;
-    if config.metric_args != options {
-        return Err(format!(
-            "inconsistent metric options {:?} (not what one run writes)",
-            &argv[1..]
-        ));
-    }
-    metric::build(&config.metric_names, &config.metric_options)
 }

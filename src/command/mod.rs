@@ -1,4 +1,4 @@
-//! The subcommands besides scoring (which is [`crate::app`]): one file each.
+//! The commands: scoring ([`score`]), `merge` and `compare`, one file each.
 //!
 //! `bleu-stream merge …` and `bleu-stream compare …` are recognised by their first argument, so
 //! the scoring command keeps its plain `bleu-stream [OPTIONS] [FILE]…` form (a file literally
@@ -6,11 +6,12 @@
 
 pub mod compare;
 pub mod merge;
+pub mod score;
 
 use std::process::ExitCode;
 
-use crate::app::status;
-use crate::output::diagnostic;
+use crate::diagnostic::diagnostic;
+use crate::status;
 
 /// Parses a subcommand's arguments with clap, handling `--help` and usage errors like the
 /// scoring command does.

@@ -175,14 +175,7 @@ fn stdin_is_regular_file() -> bool {
     false
 }
 
-/// `io::Error` text without Rust's " (os error N)" suffix.
-pub fn io_message(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_owned(),
-        None => s,
-    }
-}
+pub use crate::diagnostic::io_message;
 
 /// What the reader thread shares with the merger and the signal thread, so that a graceful stop
 /// (SIGINT/SIGTERM) finishes exactly the lines already read: once a stop is requested the reader
@@ -696,7 +689,7 @@ fn read_follow(path: &Path, refs: Refs, max_line: usize, out: &mut Batcher) -> R
             Ok(followed) => break followed,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 if !warned {
-                    crate::output::diagnostic(&format!(
+                    crate::diagnostic::diagnostic(&format!(
                         "warning: {name}: waiting for it to appear"
                     ));
                     warned = true;

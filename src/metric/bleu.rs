@@ -7,10 +7,15 @@
 
 use std::fmt::Write as _;
 
-use serde_json::{Map, Value};
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use smallvec::SmallVec;
 
-use super::{saved, write_json_f64, Metric, MetricReport};
+use super::options::CommonArgs;
+use super::registry::Registered;
+use super::score::{self, Piece, Score};
+use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
@@ -19,7 +24,8 @@ use crate::tokenize::{Scratch, Tokenizer, Tokens};
 pub const SACREBLEU_VERSION: &str = "2.6.0";
 
 /// BLEU smoothing methods (`--smooth-method`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "kebab-case")]
 pub enum SmoothMethod {
     /// NIST geometric sequence smoothing (the default): the k-th zero-match order gets 1/2^k.
     Exp,
@@ -64,9 +70,40 @@ impl SmoothMethod {
     }
 }
 
+/// `bleu`'s own options (`--tokenize` and `--lowercase` are shared: [`CommonArgs`]).
+#[derive(clap::Args, Clone, Debug)]
+#[command(next_help_heading = "BLEU options")]
+pub struct BleuArgs {
+    /// BLEU smoothing method.
+    #[arg(short, long, value_enum, value_name = "METHOD", default_value = "exp")]
+    pub smooth_method: SmoothMethod,
+
+    /// Smoothing value for floor (default 0.1) and add-k (default 1).
+    #[arg(long, value_name = "F")]
+    pub smooth_value: Option<f64>,
+
+    /// Maximum n-gram order of BLEU.
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub max_ngram_order: u32,
+
+    /// Effective order: `auto` is sacreBLEU's choice (on for sentence scores, off for corpus
+    /// scores); `yes` or `no` set both.
+    #[arg(long, value_enum, default_value_t = EffectiveOrder::Auto, value_name = "WHEN")]
+    pub effective_order: EffectiveOrder,
+}
+
+/// `--effective-order`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EffectiveOrder {
+    Auto,
+    Yes,
+    No,
+}
+
 /// BLEU settings; `Default` is sacreBLEU's `BLEU()` for corpus scores and `sentence_score`
 /// settings (effective order) for sentence rows.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BleuConfig {
     pub tokenizer: Tokenizer,
     pub lowercase: bool,
@@ -150,7 +187,13 @@ impl BleuScore {
     /// `BLEU = 34.92 64.8/40.9/28.6/20.7 (BP = 0.987 ratio = 0.987 hyp_len = … ref_len = …)`.
     /// Rust's `{:.N}` rounds the exact binary value half to even, like Python's `format`.
     pub fn format(&self, width: usize) -> String {
-        let mut s = format!("BLEU = {:.*} ", width, self.score);
+        format!("BLEU = {:.*}{}", width, self.score, self.details())
+    }
+
+    /// What `BLEUScore.format` prints after the score, in fixed precision:
+    /// ` 64.8/40.9/28.6/20.7 (BP = 0.987 ratio = 0.987 hyp_len = … ref_len = …)`.
+    pub fn details(&self) -> String {
+        let mut s = String::from(" ");
         for (i, p) in self.precisions.iter().enumerate() {
             if i > 0 {
                 s.push('/');
@@ -321,57 +364,119 @@ fn closest_ref_len(hyp_len: usize, ref_lens: impl Iterator<Item = usize>) -> usi
         .expect("a segment has at least one reference")
 }
 
+/// The JSON record of a sentence BLEU score (`BLEUScore`'s fields).
+#[derive(Serialize)]
+pub struct BleuRecord {
+    pub score: f64,
+    #[serde(serialize_with = "score::counts")]
+    pub counts: Vec<f64>,
+    #[serde(serialize_with = "score::counts")]
+    pub totals: Vec<f64>,
+    pub precisions: Vec<f64>,
+    pub bp: f64,
+    pub sys_len: u64,
+    pub ref_len: u64,
+}
+
+/// The JSON form of a corpus BLEU score: the sentence record plus `ratio`.
+#[derive(Serialize)]
+struct BleuCorpusRecord {
+    score: f64,
+    #[serde(serialize_with = "score::counts")]
+    counts: Vec<f64>,
+    #[serde(serialize_with = "score::counts")]
+    totals: Vec<f64>,
+    precisions: Vec<f64>,
+    bp: f64,
+    ratio: f64,
+    sys_len: u64,
+    ref_len: u64,
+}
+
+impl Registered for Bleu {
+    const NAME: &'static str = "bleu";
+    const SUMMARY: &'static str = "sacreBLEU 2.6.0 BLEU";
+    type Args = BleuArgs;
+
+    fn config_from_args(common: &CommonArgs, args: BleuArgs) -> Result<BleuConfig, String> {
+        if let Some(v) = args.smooth_value {
+            if !v.is_finite() || v < 0.0 {
+                return Err(format!(
+                    "--smooth-value must be a non-negative number, not {v}"
+                ));
+            }
+        }
+        let (sentence_effective_order, corpus_effective_order) = match args.effective_order {
+            EffectiveOrder::Auto => (true, false),
+            EffectiveOrder::Yes => (true, true),
+            EffectiveOrder::No => (false, false),
+        };
+        Ok(BleuConfig {
+            tokenizer: common.tokenizer().unwrap_or(Tokenizer::T13a),
+            lowercase: common.lowercase,
+            smooth_method: args.smooth_method,
+            smooth_value: args.smooth_value,
+            max_ngram_order: args.max_ngram_order as usize,
+            sentence_effective_order,
+            corpus_effective_order,
+        })
+    }
+
+    fn new(config: BleuConfig) -> Result<Bleu, String> {
+        if !(1..=64).contains(&config.max_ngram_order) {
+            return Err(format!(
+                "bleu: max_ngram_order {} is not between 1 and 64",
+                config.max_ngram_order
+            ));
+        }
+        if config
+            .smooth_value
+            .is_some_and(|v| !v.is_finite() || v < 0.0)
+        {
+            return Err("bleu: smooth_value must be a non-negative number".to_owned());
+        }
+        Ok(Bleu::new(config))
+    }
+}
+
 impl Metric for Bleu {
     type Stats = BleuStats;
     type Totals = BleuTotals;
     type Workspace = BleuWorkspace;
+    type Config = BleuConfig;
+    type Sentence = BleuRecord;
 
     fn key(&self) -> &'static str {
         "bleu"
+    }
+
+    fn config(&self) -> &BleuConfig {
+        &self.config
     }
 
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut BleuWorkspace) -> BleuStats {
         segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
     }
 
-    fn write_sentence_text(
-        &self,
-        stats: &BleuStats,
-        width: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<(), String> {
-        let score = self
-            .compute(&stats.counts, self.config.sentence_effective_order)
-            .score;
-        use std::io::Write as _;
-        let _ = write!(out, "{score:.width$}");
+    fn sentence_scores(&self, stats: &BleuStats, out: &mut Vec<f64>) -> Result<(), String> {
+        out.push(
+            self.compute(&stats.counts, self.config.sentence_effective_order)
+                .score,
+        );
         Ok(())
     }
 
-    fn write_sentence_json(&self, stats: &BleuStats, out: &mut Vec<u8>) -> Result<(), String> {
+    fn sentence(&self, stats: &BleuStats) -> Result<BleuRecord, String> {
         let s = self.compute(&stats.counts, self.config.sentence_effective_order);
-        out.extend_from_slice(b"{\"score\":");
-        write_json_f64(out, s.score);
-        out.extend_from_slice(b",\"counts\":");
-        write_counts(out, &s.counts);
-        out.extend_from_slice(b",\"totals\":");
-        write_counts(out, &s.totals);
-        out.extend_from_slice(b",\"precisions\":[");
-        for (i, &p) in s.precisions.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_json_f64(out, p);
-        }
-        out.extend_from_slice(b"],\"bp\":");
-        write_json_f64(out, s.bp);
-        use std::io::Write as _;
-        let _ = write!(
-            out,
-            ",\"sys_len\":{},\"ref_len\":{}}}",
-            s.sys_len, s.ref_len
-        );
-        Ok(())
+        Ok(BleuRecord {
+            score: s.score,
+            counts: s.counts,
+            totals: s.totals,
+            precisions: s.precisions,
+            bp: s.bp,
+            sys_len: s.sys_len,
+            ref_len: s.ref_len,
+        })
     }
 
     fn new_totals(&self) -> BleuTotals {
@@ -413,47 +518,27 @@ impl Metric for Bleu {
         self.compute(sums, self.config.corpus_effective_order).score
     }
 
-    fn report(&self, totals: &BleuTotals, width: usize) -> MetricReport {
+    fn score(&self, totals: &BleuTotals) -> Score {
         let eff = self.config.corpus_effective_order;
         let s = self.compute(&totals.counts, eff);
         let signature = self.signature(&totals.nrefs.signature_value(), eff);
-        let text = s.format(width);
-        let mut fields = Map::new();
-        fields.insert("score".into(), Value::from(s.score));
-        fields.insert("counts".into(), counts_json(&s.counts));
-        fields.insert("totals".into(), counts_json(&s.totals));
-        fields.insert(
-            "precisions".into(),
-            Value::from(
-                s.precisions
-                    .iter()
-                    .map(|&p| Value::from(p))
-                    .collect::<Vec<_>>(),
-            ),
-        );
-        fields.insert("bp".into(), Value::from(s.bp));
-        fields.insert("ratio".into(), Value::from(s.ratio()));
-        fields.insert("sys_len".into(), Value::from(s.sys_len));
-        fields.insert("ref_len".into(), Value::from(s.ref_len));
-        MetricReport::new("bleu", "BLEU".to_owned(), s.score, text, signature, fields)
+        let line = vec![
+            Piece::Text("BLEU = ".to_owned()),
+            Piece::Score(s.score),
+            Piece::Text(s.details()),
+        ];
+        let fields = score::fields(&BleuCorpusRecord {
+            score: s.score,
+            ratio: s.ratio(),
+            counts: s.counts,
+            totals: s.totals,
+            precisions: s.precisions,
+            bp: s.bp,
+            sys_len: s.sys_len,
+            ref_len: s.ref_len,
+        });
+        Score::new("bleu", "BLEU".to_owned(), s.score, signature, fields, line)
     }
-}
-
-/// Counts are integers unless a fractional add-k value made them fractional.
-fn count_json(c: f64) -> Value {
-    if c.fract() == 0.0 && c.abs() < 9.007_199_254_740_992e15 {
-        Value::from(c as i64)
-    } else {
-        Value::from(c)
-    }
-}
-
-fn counts_json(counts: &[f64]) -> Value {
-    Value::from(counts.iter().map(|&c| count_json(c)).collect::<Vec<_>>())
-}
-
-fn write_counts(out: &mut Vec<u8>, counts: &[f64]) {
-    serde_json::to_writer(&mut *out, &counts_json(counts)).expect("writing to a Vec cannot fail");
 }
 
 #[cfg(test)]

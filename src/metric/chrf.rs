@@ -8,11 +8,13 @@
 //! Lines are `rstrip`ped first, like every line the sacreBLEU CLI reads (the Python API does not
 //! strip; the difference only shows with `--chrf-whitespace` and trailing white space).
 
-use std::io::Write as _;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use serde_json::{Map, Value};
-
-use super::{saved, write_json_f64, Metric, MetricReport};
+use super::options::CommonArgs;
+use super::registry::Registered;
+use super::score::{self, Piece, Score};
+use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{NgramIds, NgramIndex, ABSENT};
 use crate::tokenize::Tokens;
@@ -20,8 +22,37 @@ use crate::unicode::{is_py_whitespace, py_lower_into, py_rstrip, py_split};
 
 use super::bleu::SACREBLEU_VERSION;
 
+/// `chrf`'s own options (`--lowercase` is shared: [`CommonArgs`]).
+#[derive(clap::Args, Clone, Debug)]
+#[command(next_help_heading = "chrF options")]
+pub struct ChrfArgs {
+    /// chrF: character n-gram order (sacreBLEU --chrf-char-order).
+    #[arg(long, value_name = "N", default_value_t = 6,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub chrf_char_order: u32,
+
+    /// chrF: word n-gram order; 2 gives chrF++ (sacreBLEU --chrf-word-order).
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub chrf_word_order: u32,
+
+    /// chrF: beta, the weight of recall against precision (sacreBLEU --chrf-beta).
+    #[arg(long, value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub chrf_beta: u32,
+
+    /// chrF: keep white space in character n-grams (sacreBLEU --chrf-whitespace).
+    #[arg(long)]
+    pub chrf_whitespace: bool,
+
+    /// chrF: chrF++.py's epsilon smoothing instead of sacreBLEU's effective-order averaging
+    /// (sacreBLEU --chrf-eps-smoothing).
+    #[arg(long)]
+    pub chrf_eps_smoothing: bool,
+}
+
 /// chrF settings; `Default` is sacreBLEU's `CHRF()` (chrF2: 6 character orders, no words).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ChrfConfig {
     pub char_order: usize,
     pub word_order: usize,
@@ -298,36 +329,76 @@ fn order_triple(
     out.extend_from_slice(&[hyp_total, rf.len() as u64, matched]);
 }
 
+/// The JSON record of a sentence chrF score.
+#[derive(Serialize)]
+pub struct ChrfRecord {
+    pub score: f64,
+    /// The best reference's triples per order.
+    pub stats: Vec<u64>,
+    pub best_ref: usize,
+}
+
+#[derive(Serialize)]
+struct ChrfCorpusRecord<'a> {
+    name: &'a str,
+    score: f64,
+    stats: &'a [u64],
+}
+
+impl Registered for Chrf {
+    const NAME: &'static str = "chrf";
+    const SUMMARY: &'static str = "sacreBLEU 2.6.0 chrF and chrF++";
+    type Args = ChrfArgs;
+
+    fn config_from_args(common: &CommonArgs, args: ChrfArgs) -> Result<ChrfConfig, String> {
+        Ok(ChrfConfig {
+            char_order: args.chrf_char_order as usize,
+            word_order: args.chrf_word_order as usize,
+            beta: args.chrf_beta,
+            lowercase: common.lowercase,
+            whitespace: args.chrf_whitespace,
+            eps_smoothing: args.chrf_eps_smoothing,
+        })
+    }
+
+    fn new(config: ChrfConfig) -> Result<Chrf, String> {
+        if !(1..=64).contains(&config.char_order) || config.word_order > 64 || config.beta > 1000 {
+            return Err("chrf: orders or beta out of range".to_owned());
+        }
+        Ok(Chrf::new(config))
+    }
+}
+
 impl Metric for Chrf {
     type Stats = ChrfStats;
     type Totals = ChrfTotals;
     type Workspace = ChrfWorkspace;
+    type Config = ChrfConfig;
+    type Sentence = ChrfRecord;
 
     fn key(&self) -> &'static str {
         "chrf"
+    }
+
+    fn config(&self) -> &ChrfConfig {
+        &self.config
     }
 
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut ChrfWorkspace) -> ChrfStats {
         segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
     }
 
-    fn write_sentence_text(
-        &self,
-        stats: &ChrfStats,
-        width: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<(), String> {
-        let _ = write!(out, "{:.width$}", self.f_score(&stats.counts));
+    fn sentence_scores(&self, stats: &ChrfStats, out: &mut Vec<f64>) -> Result<(), String> {
+        out.push(self.f_score(&stats.counts));
         Ok(())
     }
 
-    fn write_sentence_json(&self, stats: &ChrfStats, out: &mut Vec<u8>) -> Result<(), String> {
-        out.extend_from_slice(b"{\"score\":");
-        write_json_f64(out, self.f_score(&stats.counts));
-        out.extend_from_slice(b",\"stats\":");
-        serde_json::to_writer(&mut *out, &stats.counts).expect("writing to a Vec");
-        let _ = write!(out, ",\"best_ref\":{}}}", stats.best_ref);
-        Ok(())
+    fn sentence(&self, stats: &ChrfStats) -> Result<ChrfRecord, String> {
+        Ok(ChrfRecord {
+            score: self.f_score(&stats.counts),
+            stats: stats.counts.clone(),
+            best_ref: stats.best_ref,
+        })
     }
 
     fn new_totals(&self) -> ChrfTotals {
@@ -369,16 +440,17 @@ impl Metric for Chrf {
         self.f_score(sums)
     }
 
-    fn report(&self, totals: &ChrfTotals, width: usize) -> MetricReport {
+    fn score(&self, totals: &ChrfTotals) -> Score {
         let score = self.f_score(&totals.counts);
         let name = self.name();
         let signature = self.signature(&totals.nrefs.signature_value());
-        let text = format!("{name} = {score:.width$}");
-        let mut fields = Map::new();
-        fields.insert("name".into(), Value::from(name.clone()));
-        fields.insert("score".into(), Value::from(score));
-        fields.insert("stats".into(), Value::from(totals.counts.clone()));
-        MetricReport::new("chrf", name, score, text, signature, fields)
+        let line = vec![Piece::Text(format!("{name} = ")), Piece::Score(score)];
+        let fields = score::fields(&ChrfCorpusRecord {
+            name: &name,
+            score,
+            stats: &totals.counts,
+        });
+        Score::new("chrf", name, score, signature, fields, line)
     }
 }
 

@@ -8,21 +8,36 @@
 //! users pass — after a sacreBLEU tokenizer and `str.lower()` if `--tokenize` / `--lowercase` are
 //! given, as for `nltk-bleu`.
 
-use std::fmt::Write as _;
-use std::io::Write as _;
-
-use serde::Deserialize as _;
-use serde_json::{Map, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::nltk_bleu::NLTK_VERSION;
-use super::{write_json_f64, Metric, MetricReport};
+use super::options::CommonArgs;
+use super::registry::Registered;
+use super::score::{self, Piece, Score};
+use super::Metric;
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{overlap, NgramIds, NgramIndex};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
 use crate::unicode::py_lower_into;
 
+/// `gleu`'s own options (`--tokenize` and `--lowercase` are shared: [`CommonArgs`]).
+#[derive(clap::Args, Clone, Debug)]
+#[command(next_help_heading = "GLEU options")]
+pub struct GleuArgs {
+    /// gleu: smallest n-gram order (NLTK min_len; 0 also counts empty n-grams).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(0..=1024))]
+    pub gleu_min_len: u32,
+
+    /// gleu: largest n-gram order (NLTK max_len).
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u32).range(0..=1024))]
+    pub gleu_max_len: u32,
+}
+
 /// GLEU settings; `Default` is NLTK's (`min_len=1, max_len=4`) on whitespace tokens.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GleuConfig {
     pub min_len: usize,
     pub max_len: usize,
@@ -213,40 +228,77 @@ impl Gleu {
     }
 }
 
+/// The JSON record of a sentence GLEU score.
+#[derive(Serialize)]
+pub struct GleuRecord {
+    pub score: f64,
+    pub matches: u64,
+    pub total: u64,
+    pub best_ref: usize,
+}
+
+#[derive(Serialize)]
+struct GleuCorpusRecord {
+    score: f64,
+    matches: u64,
+    total: u64,
+}
+
+impl Registered for Gleu {
+    const NAME: &'static str = "gleu";
+    const SUMMARY: &'static str = "NLTK 3.10.4 GLEU";
+    type Args = GleuArgs;
+
+    fn config_from_args(common: &CommonArgs, args: GleuArgs) -> Result<GleuConfig, String> {
+        Ok(GleuConfig {
+            min_len: args.gleu_min_len as usize,
+            max_len: args.gleu_max_len as usize,
+            tokenizer: common.tokenizer(),
+            lowercase: common.lowercase,
+        })
+    }
+
+    fn new(config: GleuConfig) -> Result<Gleu, String> {
+        if config.min_len > 1024 || config.max_len > 1024 {
+            return Err("gleu: n-gram orders above 1024".to_owned());
+        }
+        Ok(Gleu::new(config))
+    }
+}
+
 impl Metric for Gleu {
     type Stats = GleuStats;
     type Totals = GleuTotals;
     type Workspace = GleuWorkspace;
+    type Config = GleuConfig;
+    type Sentence = GleuRecord;
 
     fn key(&self) -> &'static str {
         "gleu"
+    }
+
+    fn config(&self) -> &GleuConfig {
+        &self.config
     }
 
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut GleuWorkspace) -> GleuStats {
         segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
     }
 
-    fn write_sentence_text(
-        &self,
-        stats: &GleuStats,
-        width: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<(), String> {
+    fn sentence_scores(&self, stats: &GleuStats, out: &mut Vec<f64>) -> Result<(), String> {
         let (m, a) = stats.best.unwrap_or((0, 0));
-        let _ = write!(out, "{:.width$}", Gleu::score(m, a));
+        out.push(Gleu::score(m, a));
         Ok(())
     }
 
-    fn write_sentence_json(&self, stats: &GleuStats, out: &mut Vec<u8>) -> Result<(), String> {
-        let (m, a) = stats.best.unwrap_or((0, 0));
-        out.extend_from_slice(b"{\"score\":");
-        write_json_f64(out, Gleu::score(m, a));
-        let _ = write!(
-            out,
-            ",\"matches\":{m},\"total\":{a},\"best_ref\":{}}}",
-            stats.best_ref
-        );
-        Ok(())
+    fn sentence(&self, stats: &GleuStats) -> Result<GleuRecord, String> {
+        let (matches, total) = stats.best.unwrap_or((0, 0));
+        Ok(GleuRecord {
+            score: Gleu::score(matches, total),
+            matches,
+            total,
+            best_ref: stats.best_ref,
+        })
     }
 
     fn new_totals(&self) -> GleuTotals {
@@ -293,20 +345,23 @@ impl Metric for Gleu {
         Gleu::score(sums[0], sums[1])
     }
 
-    fn report(&self, totals: &GleuTotals, width: usize) -> MetricReport {
+    fn score(&self, totals: &GleuTotals) -> Score {
         let score = Gleu::score(totals.matches, totals.total);
         let signature = self.signature(&totals.nrefs.signature_value());
-        let mut text = format!("GLEU = {score:.width$}");
-        let _ = write!(
-            text,
-            " (matches = {}, total = {})",
-            totals.matches, totals.total
-        );
-        let mut fields = Map::new();
-        fields.insert("score".into(), Value::from(score));
-        fields.insert("matches".into(), Value::from(totals.matches));
-        fields.insert("total".into(), Value::from(totals.total));
-        MetricReport::new("gleu", "GLEU".to_owned(), score, text, signature, fields)
+        let line = vec![
+            Piece::Text("GLEU = ".to_owned()),
+            Piece::Score(score),
+            Piece::Text(format!(
+                " (matches = {}, total = {})",
+                totals.matches, totals.total
+            )),
+        ];
+        let fields = score::fields(&GleuCorpusRecord {
+            score,
+            matches: totals.matches,
+            total: totals.total,
+        });
+        Score::new("gleu", "GLEU".to_owned(), score, signature, fields, line)
     }
 }
 

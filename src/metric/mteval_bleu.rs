@@ -12,12 +12,14 @@
 //! Agreement with mteval is within the vectors' relative tolerance (1e-12, `vectors/mteval/
 //! README.md`): mteval itself is not bit-reproducible (Perl's hash order changes its sums).
 
-use std::fmt::Write as _;
-use std::io::Write as _;
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use serde_json::{Map, Value};
-
-use super::{write_json_f64, Metric, MetricReport};
+use super::options::CommonArgs;
+use super::registry::Registered;
+use super::score::{self, Piece, Score};
+use super::Metric;
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::mteval::{MtevalScratch, MtevalTokenizer};
@@ -27,7 +29,8 @@ use crate::tokenize::Tokens;
 pub const ORDER: usize = 4;
 
 /// `--brevity-penalty`: which reference length a segment contributes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "kebab-case")]
 pub enum BrevityPenalty {
     /// The reference length closest to the hypothesis length; ties go to the shorter one.
     #[default]
@@ -46,8 +49,23 @@ impl BrevityPenalty {
     }
 }
 
+/// `mteval-bleu`'s own options (the tokenization switches are shared with `nist`:
+/// [`CommonArgs`]).
+#[derive(clap::Args, Clone, Debug)]
+#[command(next_help_heading = "mteval options (nist, mteval-bleu)")]
+pub struct MtevalBleuArgs {
+    /// mteval-bleu: BLEU reference length per segment: the closest to the hypothesis length
+    /// (ties to the shorter) or the shortest.
+    #[arg(long, value_enum, value_name = "WHICH", default_value = "closest")]
+    pub brevity_penalty: BrevityPenalty,
+
+    /// mteval-bleu: no smoothing (mteval --no-smoothing): 0 when an order has no match.
+    #[arg(long)]
+    pub mteval_no_smoothing: bool,
+}
+
 /// mteval BLEU settings; `Default` is `mteval-v13a.pl` without options.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MtevalBleuConfig {
     pub tokenizer: MtevalTokenizer,
     pub brevity_penalty: BrevityPenalty,
@@ -134,7 +152,7 @@ impl MtevalBleu {
 
     /// mteval's BLEU (`cum_4`) of a statistics vector, with or without its smoothing. The same
     /// function scores segments, documents and the system in mteval.
-    pub fn score(&self, s: &MtevalBleuStats) -> f64 {
+    pub fn stats_score(&self, s: &MtevalBleuStats) -> f64 {
         let hyp_len = s.totals[0];
         if self.config.smoothing {
             // lp = exp(min(0, 1 − ref/hyp)), 0 for an empty hypothesis side.
@@ -192,7 +210,7 @@ impl MtevalBleu {
                 );
             }
         }
-        Ok(self.score(s))
+        Ok(self.stats_score(s))
     }
 
     fn signature(&self, nrefs: &str) -> String {
@@ -211,13 +229,67 @@ impl MtevalBleu {
     }
 }
 
+/// The JSON record of a sentence mteval BLEU score.
+#[derive(Serialize)]
+pub struct MtevalBleuRecord {
+    pub score: f64,
+    pub matches: [u64; ORDER],
+    pub totals: [u64; ORDER],
+    pub hyp_len: u64,
+    pub ref_len: u64,
+}
+
+/// The JSON form of a corpus mteval BLEU score: `score` is null and `error` says why when
+/// mteval-v13a.pl dies instead of printing one.
+#[derive(Serialize)]
+struct MtevalBleuCorpusRecord {
+    score: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    matches: [u64; ORDER],
+    totals: [u64; ORDER],
+    hyp_len: u64,
+    ref_len: u64,
+}
+
+impl Registered for MtevalBleu {
+    const NAME: &'static str = "mteval-bleu";
+    const SUMMARY: &'static str = "mteval-v13a.pl BLEU";
+    type Args = MtevalBleuArgs;
+
+    fn config_from_args(
+        common: &CommonArgs,
+        args: MtevalBleuArgs,
+    ) -> Result<MtevalBleuConfig, String> {
+        Ok(MtevalBleuConfig {
+            tokenizer: MtevalTokenizer {
+                international: common.mteval_international,
+                case_sensitive: common.case_sensitive,
+                split_non_ascii: false,
+            },
+            brevity_penalty: args.brevity_penalty,
+            smoothing: !args.mteval_no_smoothing,
+        })
+    }
+
+    fn new(config: MtevalBleuConfig) -> Result<MtevalBleu, String> {
+        Ok(MtevalBleu::new(config))
+    }
+}
+
 impl Metric for MtevalBleu {
     type Stats = MtevalBleuStats;
     type Totals = MtevalBleuStats;
     type Workspace = MtevalBleuWorkspace;
+    type Config = MtevalBleuConfig;
+    type Sentence = MtevalBleuRecord;
 
     fn key(&self) -> &'static str {
         "mteval-bleu"
+    }
+
+    fn config(&self) -> &MtevalBleuConfig {
+        &self.config
     }
 
     fn segment_stats(
@@ -228,33 +300,19 @@ impl Metric for MtevalBleu {
         segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
     }
 
-    fn write_sentence_text(
-        &self,
-        stats: &MtevalBleuStats,
-        width: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<(), String> {
-        let _ = write!(out, "{:.width$}", self.score(stats));
+    fn sentence_scores(&self, stats: &MtevalBleuStats, out: &mut Vec<f64>) -> Result<(), String> {
+        out.push(self.stats_score(stats));
         Ok(())
     }
 
-    fn write_sentence_json(
-        &self,
-        stats: &MtevalBleuStats,
-        out: &mut Vec<u8>,
-    ) -> Result<(), String> {
-        out.extend_from_slice(b"{\"score\":");
-        write_json_f64(out, self.score(stats));
-        out.extend_from_slice(b",\"matches\":");
-        serde_json::to_writer(&mut *out, &stats.matches).expect("writing to a Vec");
-        out.extend_from_slice(b",\"totals\":");
-        serde_json::to_writer(&mut *out, &stats.totals).expect("writing to a Vec");
-        let _ = write!(
-            out,
-            ",\"hyp_len\":{},\"ref_len\":{}}}",
-            stats.totals[0], stats.ref_len
-        );
-        Ok(())
+    fn sentence(&self, stats: &MtevalBleuStats) -> Result<MtevalBleuRecord, String> {
+        Ok(MtevalBleuRecord {
+            score: self.stats_score(stats),
+            matches: stats.matches,
+            totals: stats.totals,
+            hyp_len: stats.totals[0],
+            ref_len: stats.ref_len,
+        })
     }
 
     fn new_totals(&self) -> MtevalBleuStats {
@@ -281,22 +339,18 @@ impl Metric for MtevalBleu {
         Ok(())
     }
 
-    fn report(&self, totals: &MtevalBleuStats, width: usize) -> MetricReport {
+    fn score(&self, totals: &MtevalBleuStats) -> Score {
         let signature = self.signature(&totals.nrefs.signature_value());
         let name = "mteval-BLEU";
-        let mut fields = Map::new();
-        let mut text = format!("{name} = ");
-        let score = match self.corpus_score(totals) {
+        let mut line = vec![Piece::Text(format!("{name} = "))];
+        let (score, error) = match self.corpus_score(totals) {
             Ok(score) => {
-                let _ = write!(text, "{score:.width$}");
-                fields.insert("score".into(), Value::from(score));
-                score
+                line.push(Piece::Score(score));
+                (score, None)
             }
             Err(message) => {
-                let _ = write!(text, "error: {message}");
-                fields.insert("score".into(), Value::Null);
-                fields.insert("error".into(), Value::from(message));
-                f64::NAN
+                line.push(Piece::Text(format!("error: {message}")));
+                (f64::NAN, Some(message))
             }
         };
         let precisions: Vec<String> = (0..ORDER)
@@ -311,23 +365,26 @@ impl Metric for MtevalBleu {
         } else {
             hyp_len as f64 / totals.ref_len as f64
         };
-        let _ = write!(
-            text,
+        line.push(Piece::Text(format!(
             " (precisions {}, ratio = {ratio:.3}, hyp_len = {hyp_len}, ref_len = {})",
             precisions.join("/"),
             totals.ref_len
-        );
-        fields.insert("matches".into(), Value::from(totals.matches.to_vec()));
-        fields.insert("totals".into(), Value::from(totals.totals.to_vec()));
-        fields.insert("hyp_len".into(), Value::from(hyp_len));
-        fields.insert("ref_len".into(), Value::from(totals.ref_len));
-        MetricReport::new(
+        )));
+        let fields = score::fields(&MtevalBleuCorpusRecord {
+            score: error.is_none().then_some(score),
+            error,
+            matches: totals.matches,
+            totals: totals.totals,
+            hyp_len,
+            ref_len: totals.ref_len,
+        });
+        Score::new(
             "mteval-bleu",
             name.to_owned(),
             score,
-            text,
             signature,
             fields,
+            line,
         )
     }
 }
@@ -339,7 +396,7 @@ mod tests {
     fn segment(hyp: &str, refs: &[&str], config: MtevalBleuConfig) -> (f64, MtevalBleuStats) {
         let m = MtevalBleu::new(config);
         let stats = m.stats(hyp, refs, &mut MtevalBleuWorkspace::default());
-        (m.score(&stats), stats)
+        (m.stats_score(&stats), stats)
     }
 
     #[test]

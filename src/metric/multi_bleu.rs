@@ -13,18 +13,21 @@
 //! report is an error that says so; where the script prints its literal all-zero line (all
 //! references empty) that line is reproduced.
 
-use std::fmt::Write as _;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use serde_json::{Map, Value};
-
-use super::{write_json_f64, Metric, MetricReport};
+use super::options::CommonArgs;
+use super::registry::Registered;
+use super::score::{self, Piece, Score};
+use super::Metric;
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{AsciiSpace, Scratch, Tokenizer, Tokens};
 use crate::unicode::py_lower_into;
 
 /// Which script.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Script {
     /// `multi-bleu.perl`: bytes, ASCII whitespace split, ASCII-only `-lc`.
     MultiBleu,
@@ -42,8 +45,18 @@ impl Script {
     }
 }
 
+/// `multi-bleu`'s own options (`--lowercase` is shared: [`CommonArgs`]).
+#[derive(clap::Args, Clone, Debug)]
+#[command(next_help_heading = "multi-bleu options")]
+pub struct MultiBleuArgs {
+    /// multi-bleu: multi-bleu-detok.perl (mteval 13a tokenization of raw text) instead of
+    /// multi-bleu.perl (whitespace tokens).
+    #[arg(long)]
+    pub multi_bleu_detok: bool,
+}
+
 /// `multi-bleu` settings.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MultiBleuConfig {
     pub script: Script,
     /// `-lc`.
@@ -282,7 +295,7 @@ impl MultiBleu {
     }
 
     /// What the script computes from these statistics, in its order of operations.
-    pub fn score(&self, s: &MultiBleuStats) -> MultiBleuScore {
+    pub fn stats_score(&self, s: &MultiBleuStats) -> MultiBleuScore {
         if s.ref_len == 0 {
             return MultiBleuScore::ZeroReference;
         }
@@ -338,57 +351,100 @@ fn merge(totals: &mut MultiBleuStats, stats: &MultiBleuStats) {
     totals.nrefs.merge(stats.nrefs);
 }
 
+/// The JSON record of a sentence multi-bleu score.
+#[derive(Serialize)]
+pub struct MultiBleuRecord {
+    pub score: f64,
+    pub counts: [u64; 4],
+    pub totals: [u64; 4],
+    pub hyp_len: u64,
+    pub ref_len: u64,
+}
+
+/// The JSON form of the script's corpus line: `score` null and `error` where Perl dies.
+#[derive(Serialize)]
+struct MultiBleuCorpusRecord {
+    score: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bleu: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    precisions: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bp: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ratio: Option<f64>,
+    counts: [u64; 4],
+    totals: [u64; 4],
+    hyp_len: u64,
+    ref_len: u64,
+}
+
+impl Registered for MultiBleu {
+    const NAME: &'static str = "multi-bleu";
+    const SUMMARY: &'static str = "multi-bleu.perl and multi-bleu-detok.perl";
+    type Args = MultiBleuArgs;
+
+    fn config_from_args(
+        common: &CommonArgs,
+        args: MultiBleuArgs,
+    ) -> Result<MultiBleuConfig, String> {
+        Ok(MultiBleuConfig {
+            script: if args.multi_bleu_detok {
+                Script::Detok
+            } else {
+                Script::MultiBleu
+            },
+            lowercase: common.lowercase,
+        })
+    }
+
+    fn new(config: MultiBleuConfig) -> Result<MultiBleu, String> {
+        Ok(MultiBleu::new(config))
+    }
+}
+
 impl Metric for MultiBleu {
     type Stats = MultiBleuStats;
     type Totals = MultiBleuStats;
     type Workspace = MultiBleuWorkspace;
+    type Config = MultiBleuConfig;
+    type Sentence = MultiBleuRecord;
 
     fn key(&self) -> &'static str {
         "multi-bleu"
+    }
+
+    fn config(&self) -> &MultiBleuConfig {
+        &self.config
     }
 
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut MultiBleuWorkspace) -> MultiBleuStats {
         segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
     }
 
-    fn write_sentence_text(
-        &self,
-        stats: &MultiBleuStats,
-        width: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<(), String> {
-        let score = self.score(stats);
+    fn sentence_scores(&self, stats: &MultiBleuStats, out: &mut Vec<f64>) -> Result<(), String> {
+        let score = self.stats_score(stats);
         if score == MultiBleuScore::DivisionByZero {
             return Err(division_message(self.config.script));
         }
-        use std::io::Write as _;
-        let _ = write!(out, "{:.width$}", score.score());
+        out.push(score.score());
         Ok(())
     }
 
-    fn write_sentence_json(&self, stats: &MultiBleuStats, out: &mut Vec<u8>) -> Result<(), String> {
-        let score = self.score(stats);
+    fn sentence(&self, stats: &MultiBleuStats) -> Result<MultiBleuRecord, String> {
+        let score = self.stats_score(stats);
         if score == MultiBleuScore::DivisionByZero {
             return Err(division_message(self.config.script));
         }
-        out.extend_from_slice(b"{\"score\":");
-        write_json_f64(out, score.score());
-        use std::io::Write as _;
-        let _ = write!(
-            out,
-            ",\"counts\":[{},{},{},{}],\"totals\":[{},{},{},{}],\"hyp_len\":{},\"ref_len\":{}}}",
-            stats.correct[0],
-            stats.correct[1],
-            stats.correct[2],
-            stats.correct[3],
-            stats.total[0],
-            stats.total[1],
-            stats.total[2],
-            stats.total[3],
-            stats.hyp_len,
-            stats.ref_len
-        );
-        Ok(())
+        Ok(MultiBleuRecord {
+            score: score.score(),
+            counts: stats.correct,
+            totals: stats.total,
+            hyp_len: stats.hyp_len,
+            ref_len: stats.ref_len,
+        })
     }
 
     fn new_totals(&self) -> MultiBleuStats {
@@ -410,23 +466,28 @@ impl Metric for MultiBleu {
         Ok(())
     }
 
-    fn report(&self, totals: &MultiBleuStats, _width: usize) -> MetricReport {
+    /// The script prints two decimals whatever `--width` says: the line is fixed text.
+    fn score(&self, totals: &MultiBleuStats) -> Score {
         let signature = self.signature(&totals.nrefs.signature_value());
-        let score = self.score(totals);
-        let mut fields = Map::new();
-        let text = match score.line(totals) {
-            Some(line) => {
-                fields.insert("score".into(), Value::from(score.score()));
-                line
-            }
+        let score = self.stats_score(totals);
+        let (text, error) = match score.line(totals) {
+            Some(line) => (line, None),
             None => {
                 let message = division_message(self.config.script);
-                fields.insert("score".into(), Value::Null);
-                fields.insert("error".into(), Value::from(message.clone()));
-                let mut t = String::from("BLEU = error: ");
-                let _ = write!(t, "{message}");
-                t
+                (format!("BLEU = error: {message}"), Some(message))
             }
+        };
+        let mut record = MultiBleuCorpusRecord {
+            score: error.is_none().then(|| score.score()),
+            error,
+            bleu: None,
+            precisions: None,
+            bp: None,
+            ratio: None,
+            counts: totals.correct,
+            totals: totals.total,
+            hyp_len: totals.hyp_len,
+            ref_len: totals.ref_len,
         };
         if let MultiBleuScore::Score {
             bleu,
@@ -435,25 +496,18 @@ impl Metric for MultiBleu {
             ratio,
         } = score
         {
-            fields.insert("bleu".into(), Value::from(bleu));
-            fields.insert(
-                "precisions".into(),
-                Value::from(precisions.iter().map(|p| 100.0 * p).collect::<Vec<_>>()),
-            );
-            fields.insert("bp".into(), Value::from(bp));
-            fields.insert("ratio".into(), Value::from(ratio));
+            record.bleu = Some(bleu);
+            record.precisions = Some(precisions.iter().map(|p| 100.0 * p).collect());
+            record.bp = Some(bp);
+            record.ratio = Some(ratio);
         }
-        fields.insert("counts".into(), Value::from(totals.correct.to_vec()));
-        fields.insert("totals".into(), Value::from(totals.total.to_vec()));
-        fields.insert("hyp_len".into(), Value::from(totals.hyp_len));
-        fields.insert("ref_len".into(), Value::from(totals.ref_len));
-        MetricReport::new(
+        Score::new(
             "multi-bleu",
             "multi-BLEU".to_owned(),
             score.score(),
-            text,
             signature,
-            fields,
+            score::fields(&record),
+            vec![Piece::Text(text)],
         )
     }
 }
@@ -469,7 +523,7 @@ mod tests {
         for (h, r) in hyps.iter().zip(refs) {
             merge(&mut totals, &m.stats(h, r, &mut ws));
         }
-        m.score(&totals).line(&totals)
+        m.stats_score(&totals).line(&totals)
     }
 
     #[test]

@@ -49,18 +49,20 @@
 //! weights, so it keeps each segment's per-order, per-reference overlap lists in input order and
 //! recomputes from them at each report.
 
-use std::fmt::Write as _;
-use std::io::Write as _;
-
 use std::hash::BuildHasher;
 
+use clap::ValueEnum;
 use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::nltk_bleu::NLTK_VERSION;
+use super::options::CommonArgs;
 use super::pymath::{pow2, PyError};
-use super::{saved, write_json_f64, Metric, MetricReport};
+use super::registry::Registered;
+use super::score::{Piece, Score};
+use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{NgramIds, NgramIndex, ABSENT};
 use crate::tokenize::mteval::{MtevalScratch, MtevalTokenizer};
@@ -70,7 +72,8 @@ use crate::tokenize::Tokens;
 pub const DEFAULT_ORDER: usize = 5;
 
 /// Which reference implementation the corpus report follows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "kebab-case")]
 pub enum NistCompat {
     /// `mteval-v13a.pl` (the default).
     #[default]
@@ -90,7 +93,8 @@ impl NistCompat {
 }
 
 /// How segments become tokens.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum NistTokenize {
     /// mteval-v13a's tokenization (normal or international, case folding or not).
     Mteval(MtevalTokenizer),
@@ -98,8 +102,31 @@ pub enum NistTokenize {
     Split,
 }
 
+/// `nist`'s own options (the mteval tokenization switches are shared with `mteval-bleu`:
+/// [`CommonArgs`]).
+#[derive(clap::Args, Clone, Debug)]
+#[command(next_help_heading = "NIST options")]
+pub struct NistArgs {
+    /// nist: corpus reports follow mteval-v13a.pl (streamed, the default) or NLTK corpus_nist.
+    /// Rows always follow NLTK sentence_nist.
+    #[arg(long, value_enum, value_name = "TOOL", default_value = "mteval")]
+    pub nist_compat: NistCompat,
+
+    /// nist: highest n-gram order N (mteval-v13a: 5; NLTK's n). 1 to 9 follow mteval's
+    /// cumulative N-gram columns; 0 makes NLTK raise.
+    #[arg(long, value_name = "N", default_value_t = 5,
+          value_parser = clap::value_parser!(u32).range(0..=9))]
+    pub nist_order: u32,
+
+    /// nist: `mteval` (mteval-v13a's own tokenization, see --mteval-international and
+    /// --case-sensitive) or `none` (Python str.split() tokens as given, no case folding: NLTK's
+    /// usual input).
+    #[arg(long, value_name = "NAME", default_value = "mteval", value_parser = ["mteval", "none"])]
+    pub nist_tokenize: String,
+}
+
 /// NIST settings; `Default` is `mteval-v13a.pl` without options.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NistConfig {
     pub tokenize: NistTokenize,
     /// N: the highest n-gram order (mteval: 5; NLTK's `n`).
@@ -1083,36 +1110,71 @@ fn raises(e: &PyError) -> String {
     format!("NLTK raises {e}")
 }
 
+/// The JSON record of a sentence NIST score (NLTK `sentence_nist`).
+#[derive(Serialize)]
+pub struct NistRecord {
+    pub score: f64,
+    pub hyp_len: u64,
+}
+
+impl Registered for Nist {
+    const NAME: &'static str = "nist";
+    const SUMMARY: &'static str = "mteval-v13a.pl NIST (or NLTK corpus_nist)";
+    type Args = NistArgs;
+
+    fn config_from_args(common: &CommonArgs, args: NistArgs) -> Result<NistConfig, String> {
+        Ok(NistConfig {
+            tokenize: if args.nist_tokenize == "none" {
+                NistTokenize::Split
+            } else {
+                NistTokenize::Mteval(MtevalTokenizer {
+                    international: common.mteval_international,
+                    case_sensitive: common.case_sensitive,
+                    split_non_ascii: false,
+                })
+            },
+            order: args.nist_order as usize,
+            compat: args.nist_compat,
+        })
+    }
+
+    fn new(config: NistConfig) -> Result<Nist, String> {
+        if config.order > 9 {
+            return Err("nist: the order is 0 to 9".to_owned());
+        }
+        Ok(Nist::new(config))
+    }
+}
+
 impl Metric for Nist {
     type Stats = NistStats;
     type Totals = NistTotals;
     type Workspace = NistWorkspace;
+    type Config = NistConfig;
+    type Sentence = NistRecord;
 
     fn key(&self) -> &'static str {
         "nist"
+    }
+
+    fn config(&self) -> &NistConfig {
+        &self.config
     }
 
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut NistWorkspace) -> NistStats {
         segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
     }
 
-    fn write_sentence_text(
-        &self,
-        stats: &NistStats,
-        width: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<(), String> {
-        let score = stats.sentence.as_ref().map_err(raises)?;
-        let _ = write!(out, "{score:.width$}");
+    fn sentence_scores(&self, stats: &NistStats, out: &mut Vec<f64>) -> Result<(), String> {
+        out.push(*stats.sentence.as_ref().map_err(raises)?);
         Ok(())
     }
 
-    fn write_sentence_json(&self, stats: &NistStats, out: &mut Vec<u8>) -> Result<(), String> {
-        let score = stats.sentence.as_ref().map_err(raises)?;
-        out.extend_from_slice(b"{\"score\":");
-        write_json_f64(out, *score);
-        let _ = write!(out, ",\"hyp_len\":{}}}", stats.hyp_len);
-        Ok(())
+    fn sentence(&self, stats: &NistStats) -> Result<NistRecord, String> {
+        Ok(NistRecord {
+            score: *stats.sentence.as_ref().map_err(raises)?,
+            hyp_len: stats.hyp_len,
+        })
     }
 
     fn new_totals(&self) -> NistTotals {
@@ -1238,7 +1300,7 @@ impl Metric for Nist {
         })
     }
 
-    fn report(&self, t: &NistTotals, width: usize) -> MetricReport {
+    fn score(&self, t: &NistTotals) -> Score {
         let signature = self.signature(&t.nrefs.signature_value());
         let mut fields = Map::new();
         let (name, result) = match self.config.compat {
@@ -1251,10 +1313,10 @@ impl Metric for Nist {
                     fields.insert("ref_len".into(), Value::from(m.avg_ref_len));
                     (
                         m.score,
-                        format!(
+                        Some(format!(
                             " (BP = {:.3} ratio = {:.3} hyp_len = {} ref_len = {:.1})",
                             m.bp, m.ratio, m.hyp_len, m.avg_ref_len
-                        ),
+                        )),
                     )
                 });
                 ("NIST", result)
@@ -1262,19 +1324,20 @@ impl Metric for Nist {
             NistCompat::Nltk => (
                 "NLTK-NIST",
                 self.nltk_score(t)
-                    .map(|s| (s, String::new()))
+                    .map(|s| (s, None))
                     .map_err(|e| raises(&e)),
             ),
         };
-        let mut text = format!("{name} = ");
+        let mut line = vec![Piece::Text(format!("{name} = "))];
         let score = match result {
             Ok((score, detail)) => {
-                let _ = write!(text, "{score:.width$}{detail}");
+                line.push(Piece::Score(score));
+                line.extend(detail.map(Piece::Text));
                 fields.insert("score".into(), Value::from(score));
                 score
             }
             Err(message) => {
-                let _ = write!(text, "error: {message}");
+                line.push(Piece::Text(format!("error: {message}")));
                 fields.insert("score".into(), Value::Null);
                 fields.insert("error".into(), Value::from(message));
                 f64::NAN
@@ -1282,7 +1345,7 @@ impl Metric for Nist {
         };
         fields.insert("ngrams".into(), Value::from(t.table.len()));
         fields.insert("matched_ngrams".into(), Value::from(t.matched_ids.len()));
-        MetricReport::new("nist", name.to_owned(), score, text, signature, fields)
+        Score::new("nist", name.to_owned(), score, signature, fields, line)
     }
 }
 
@@ -1290,7 +1353,7 @@ impl Metric for Nist {
 mod tests {
     use super::*;
 
-    fn corpus(config: NistConfig, pairs: &[(&str, &[&str])]) -> MetricReport {
+    fn corpus(config: NistConfig, pairs: &[(&str, &[&str])]) -> Score {
         let nist = Nist::new(config);
         let mut ws = NistWorkspace::default();
         let mut totals = nist.new_totals();
@@ -1298,7 +1361,7 @@ mod tests {
             let stats = nist.stats(hyp, refs, &mut ws);
             nist.add(&mut totals, &stats);
         }
-        nist.report(&totals, 4)
+        Metric::score(&nist, &totals)
     }
 
     #[test]
@@ -1335,13 +1398,13 @@ mod tests {
             NistConfig::default(),
             &[("a b c", &["a b c d"]), ("x y", &["a x y"])],
         );
-        assert!(one.score > 0.0 && two.score > 0.0 && one.score != two.score);
+        assert!(one.value > 0.0 && two.value > 0.0 && one.value != two.value);
     }
 
     #[test]
     fn empty_references_kill_mteval_and_short_hypotheses_make_nltk_raise() {
         let report = corpus(NistConfig::default(), &[("a b", &[""])]);
-        assert!(report.score.is_nan());
+        assert!(report.value.is_nan());
         assert!(report.fields["error"]
             .as_str()
             .unwrap()

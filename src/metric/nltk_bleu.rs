@@ -20,12 +20,17 @@
 
 use std::fmt::Write as _;
 
+use clap::{ArgAction, ValueEnum};
 use num_bigint::BigInt;
-use serde_json::{Map, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use smallvec::{smallvec, SmallVec};
 
+use super::options::CommonArgs;
 use super::pymath::{exp, fsum, parse_py_number, u64_ratio, Num, PyError};
-use super::{saved, write_json_f64, Metric, MetricReport};
+use super::registry::Registered;
+use super::score::{self, Piece, Score, Variants};
+use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
@@ -38,7 +43,8 @@ pub const NLTK_VERSION: &str = "3.10.4";
 const FLOAT_MIN: f64 = 2.2250738585072014e-308;
 
 /// Which tool's semantics the scores follow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "kebab-case")]
 pub enum Compat {
     /// NLTK 3.10.4, quirks included.
     Nltk,
@@ -47,8 +53,113 @@ pub enum Compat {
     Matlab,
 }
 
+/// `nltk-bleu`'s own options (`--tokenize` and `--lowercase` are shared: [`CommonArgs`]).
+#[derive(clap::Args, Clone, Debug)]
+#[command(next_help_heading = "NLTK BLEU options")]
+pub struct NltkBleuArgs {
+    /// nltk-bleu: n-gram weights, comma-separated (BLEU-N has N weights). Repeat the option for
+    /// several scores from one pass, like NLTK's list of weight tuples. [default: 0.25,0.25,0.25,0.25]
+    #[arg(long, value_name = "W1,W2,…", action = ArgAction::Append, allow_hyphen_values = true)]
+    pub weights: Vec<String>,
+
+    /// nltk-bleu: NLTK SmoothingFunction().methodN, N = 0..7 [default: none, which NLTK treats
+    /// as method 0].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=7))]
+    pub nltk_smoothing: Option<u8>,
+
+    /// nltk-bleu: epsilon of smoothing method 1.
+    #[arg(
+        long,
+        value_name = "X",
+        default_value = "0.1",
+        allow_hyphen_values = true
+    )]
+    pub epsilon: String,
+
+    /// nltk-bleu: alpha of smoothing method 6; `5` (an int) keeps NLTK's exact rational
+    /// arithmetic, `5.0` (a float) its float arithmetic.
+    #[arg(
+        long,
+        value_name = "X",
+        default_value = "5",
+        allow_hyphen_values = true
+    )]
+    pub alpha: String,
+
+    /// nltk-bleu: k of smoothing methods 4 and 7.
+    #[arg(
+        long = "k",
+        value_name = "X",
+        default_value = "5",
+        allow_hyphen_values = true
+    )]
+    pub k: String,
+
+    /// nltk-bleu: NLTK's auto_reweigh (uniform weights over the hypothesis length when the
+    /// corpus hypothesis length is below 4 and the weights are the default 0.25 ×4).
+    #[arg(long)]
+    pub auto_reweigh: bool,
+
+    /// nltk-bleu: `nltk` (NLTK 3.10.4, quirks included) or `matlab` (MATLAB
+    /// bleuEvaluationScore: weights normalised to sum 1, score 0 for a candidate shorter than the
+    /// weights, NaN when candidate and references are all empty).
+    #[arg(long, value_enum, value_name = "TOOL", default_value = "nltk")]
+    pub compat: Compat,
+}
+
+/// `nltk-bleu` settings as a stats document carries them: the command-line text, from which
+/// [`NltkBleuConfig::from_cli`] rebuilds the exact Python values (int or float, as written).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NltkBleuSettings {
+    pub tokenizer: Option<Tokenizer>,
+    pub lowercase: bool,
+    pub weights: Vec<String>,
+    pub smoothing: Option<u8>,
+    pub epsilon: String,
+    pub alpha: String,
+    pub k: String,
+    pub auto_reweigh: bool,
+    pub compat: Compat,
+}
+
+impl From<NltkBleuConfig> for NltkBleuSettings {
+    fn from(c: NltkBleuConfig) -> NltkBleuSettings {
+        let [epsilon, alpha, k] = c.params_text;
+        NltkBleuSettings {
+            tokenizer: c.tokenizer,
+            lowercase: c.lowercase,
+            weights: c.weights_text,
+            smoothing: c.smoothing,
+            epsilon,
+            alpha,
+            k,
+            auto_reweigh: c.auto_reweigh,
+            compat: c.compat,
+        }
+    }
+}
+
+impl TryFrom<NltkBleuSettings> for NltkBleuConfig {
+    type Error = String;
+
+    fn try_from(s: NltkBleuSettings) -> Result<NltkBleuConfig, String> {
+        NltkBleuConfig::from_cli(
+            s.tokenizer,
+            s.lowercase,
+            &s.weights,
+            s.smoothing,
+            &s.epsilon,
+            &s.alpha,
+            &s.k,
+            s.auto_reweigh,
+            s.compat,
+        )
+    }
+}
+
 /// `nltk-bleu` settings.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(into = "NltkBleuSettings", try_from = "NltkBleuSettings")]
 pub struct NltkBleuConfig {
     /// A sacreBLEU tokenizer applied before the whitespace split (`--tokenize` given
     /// explicitly); `None`: Python `str.split()` only, as NLTK users do.
@@ -185,20 +296,27 @@ impl PyValue {
             PyValue::Float(x) => x,
         }
     }
+}
 
-    /// JSON like Python's `json.dumps`: an int stays `0`, a float is written in full precision
-    /// (`null` for NaN, which MATLAB semantics can produce).
-    fn write_json(self, out: &mut Vec<u8>) {
-        match self {
-            PyValue::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
-            PyValue::Float(x) => write_json_f64(out, x),
+/// JSON like Python's `json.dumps`: an int stays `0`, a float is written in full precision
+/// (`null` for NaN, which MATLAB semantics can produce).
+impl Serialize for PyValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            PyValue::Int(i) => s.serialize_i64(i),
+            PyValue::Float(x) => s.serialize_f64(x),
         }
     }
+}
 
-    fn json(self) -> Value {
-        match self {
-            PyValue::Int(i) => Value::from(i),
-            PyValue::Float(x) => Value::from(x),
+/// What `corpus_bleu` returns, serialized as NLTK returns it: a number, or a list of numbers
+/// for two or more weight vectors.
+impl Serialize for NltkScore {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.list {
+            self.values.serialize(s)
+        } else {
+            self.values[0].serialize(s)
         }
     }
 }
@@ -465,7 +583,7 @@ impl NltkBleu {
     }
 
     /// `corpus_bleu` on totals (a segment's statistics give `sentence_bleu`).
-    pub fn score(&self, totals: &NltkStats) -> Result<NltkScore, PyError> {
+    pub fn compute(&self, totals: &NltkStats) -> Result<NltkScore, PyError> {
         if self.config.compat == Compat::Matlab {
             return self.matlab_score(totals);
         }
@@ -870,70 +988,97 @@ fn py_repr(s: &str) -> String {
 }
 
 /// A score for a text row or report: `{:.width$}`, with NaN as `nan`.
-fn push_text(out: &mut String, x: f64, width: usize) {
-    if x.is_nan() {
-        out.push_str("nan");
-    } else {
-        let _ = write!(out, "{x:.width$}");
-    }
-}
-
 /// "NLTK raises …" for a row or report: what NLTK does instead of returning a score.
 fn raises(e: &PyError) -> String {
     format!("NLTK raises {e}")
+}
+
+/// The JSON record of a sentence NLTK BLEU score.
+#[derive(Serialize)]
+pub struct NltkBleuRecord {
+    pub score: NltkScore,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<usize>,
+    pub counts: Vec<u64>,
+    pub totals: Vec<u64>,
+    pub hyp_len: u64,
+    pub ref_len: u64,
+}
+
+/// The JSON form of a corpus NLTK BLEU score: `score` null and `error` when NLTK raises.
+#[derive(Serialize)]
+struct NltkBleuCorpusRecord<'a> {
+    score: Option<&'a NltkScore>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    counts: &'a [u64],
+    totals: &'a [u64],
+    hyp_len: u64,
+    ref_len: u64,
+}
+
+impl Registered for NltkBleu {
+    const NAME: &'static str = "nltk-bleu";
+    const SUMMARY: &'static str = "NLTK 3.10.4 sentence_bleu/corpus_bleu (and MATLAB's BLEU)";
+    type Args = NltkBleuArgs;
+
+    fn config_from_args(common: &CommonArgs, args: NltkBleuArgs) -> Result<NltkBleuConfig, String> {
+        NltkBleuConfig::from_cli(
+            common.tokenizer(),
+            common.lowercase,
+            &args.weights,
+            args.nltk_smoothing,
+            &args.epsilon,
+            &args.alpha,
+            &args.k,
+            args.auto_reweigh,
+            args.compat,
+        )
+    }
+
+    fn new(config: NltkBleuConfig) -> Result<NltkBleu, String> {
+        NltkBleu::new(config)
+    }
 }
 
 impl Metric for NltkBleu {
     type Stats = NltkStats;
     type Totals = NltkStats;
     type Workspace = NltkWorkspace;
+    type Config = NltkBleuConfig;
+    type Sentence = NltkBleuRecord;
 
     fn key(&self) -> &'static str {
         "nltk-bleu"
+    }
+
+    fn config(&self) -> &NltkBleuConfig {
+        &self.config
     }
 
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut NltkWorkspace) -> NltkStats {
         segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
     }
 
-    fn write_sentence_text(
-        &self,
-        stats: &NltkStats,
-        width: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<(), String> {
-        let score = self.score(stats).map_err(|e| raises(&e))?;
-        let mut s = String::new();
-        for (i, v) in score.values.iter().enumerate() {
-            if i > 0 {
-                s.push('\t');
-            }
-            push_text(&mut s, v.as_f64(), width);
-        }
-        out.extend_from_slice(s.as_bytes());
+    fn sentence_scores(&self, stats: &NltkStats, out: &mut Vec<f64>) -> Result<(), String> {
+        let score = self.compute(stats).map_err(|e| raises(&e))?;
+        out.extend(score.values.iter().map(|v| v.as_f64()));
         Ok(())
     }
 
-    fn write_sentence_json(&self, stats: &NltkStats, out: &mut Vec<u8>) -> Result<(), String> {
-        let score = self.score(stats).map_err(|e| raises(&e))?;
-        out.extend_from_slice(b"{\"score\":");
-        write_values(&score, out);
-        if !score.warnings.is_empty() {
-            out.extend_from_slice(b",\"warnings\":");
-            serde_json::to_writer(&mut *out, &score.warnings).expect("writing to a Vec");
-        }
+    fn sentence(&self, stats: &NltkStats) -> Result<NltkBleuRecord, String> {
         let n = self.max_order;
-        out.extend_from_slice(b",\"counts\":");
-        serde_json::to_writer(&mut *out, &stats.counts[..n]).expect("writing to a Vec");
-        out.extend_from_slice(b",\"totals\":");
-        serde_json::to_writer(&mut *out, &stats.counts[n..]).expect("writing to a Vec");
-        use std::io::Write as _;
-        let _ = write!(
-            out,
-            ",\"hyp_len\":{},\"ref_len\":{}}}",
-            stats.hyp_len, stats.ref_len
-        );
-        Ok(())
+        let score = self.compute(stats).map_err(|e| raises(&e))?;
+        Ok(NltkBleuRecord {
+            warnings: score.warnings.clone(),
+            score,
+            counts: stats.counts[..n].to_vec(),
+            totals: stats.counts[n..].to_vec(),
+            hyp_len: stats.hyp_len,
+            ref_len: stats.ref_len,
+        })
     }
 
     fn new_totals(&self) -> NltkStats {
@@ -1005,49 +1150,48 @@ impl Metric for NltkBleu {
         }
     }
 
-    fn report(&self, totals: &NltkStats, width: usize) -> MetricReport {
+    fn score(&self, totals: &NltkStats) -> Score {
         let signature = self.signature(&totals.nrefs.signature_value());
         let name = self.display_name();
         let n = self.max_order;
         let (nums, dens) = totals.counts.split_at(n);
-        let mut fields = Map::new();
-        let mut text = format!("{name} = ");
-        let score = match self.score(totals) {
+        let mut line = vec![Piece::Text(format!("{name} = "))];
+        let result = self.compute(totals);
+        let mut record = NltkBleuCorpusRecord {
+            score: result.as_ref().ok(),
+            warnings: Vec::new(),
+            error: None,
+            counts: nums,
+            totals: dens,
+            hyp_len: totals.hyp_len,
+            ref_len: totals.ref_len,
+        };
+        let value = match &result {
             Ok(score) => {
                 for (i, v) in score.values.iter().enumerate() {
                     if i > 0 {
-                        text.push('/');
+                        line.push(Piece::Text("/".to_owned()));
                     }
-                    push_text(&mut text, v.as_f64(), width);
+                    line.push(Piece::Score(v.as_f64()));
                 }
-                let json = if score.list {
-                    Value::from(score.values.iter().map(|v| v.json()).collect::<Vec<_>>())
-                } else {
-                    score.values[0].json()
-                };
-                fields.insert("score".into(), json);
-                if !score.warnings.is_empty() {
-                    fields.insert("warnings".into(), Value::from(score.warnings.clone()));
-                }
+                record.warnings = score.warnings.clone();
                 score.values[0].as_f64()
             }
             Err(e) => {
-                let message = raises(&e);
-                text.push_str("error: ");
-                text.push_str(&message);
-                fields.insert("score".into(), Value::Null);
-                fields.insert("error".into(), Value::from(message));
+                let message = raises(e);
+                line.push(Piece::Text(format!("error: {message}")));
+                record.error = Some(message);
                 f64::NAN
             }
         };
         // Plain precisions (num/den, 4 decimals) and lengths, for a human reading the report.
-        let _ = write!(text, " (precisions ");
+        let mut details = String::from(" (precisions ");
         for (i, (&a, &b)) in nums.iter().zip(dens).enumerate() {
             if i > 0 {
-                text.push('/');
+                details.push('/');
             }
             let p = if b == 0 { 0.0 } else { a as f64 / b as f64 };
-            let _ = write!(text, "{p:.4}");
+            let _ = write!(details, "{p:.4}");
         }
         let ratio = if totals.ref_len == 0 {
             0.0
@@ -1055,30 +1199,30 @@ impl Metric for NltkBleu {
             totals.hyp_len as f64 / totals.ref_len as f64
         };
         let _ = write!(
-            text,
+            details,
             ", ratio = {ratio:.3}, hyp_len = {}, ref_len = {})",
             totals.hyp_len, totals.ref_len
         );
-        fields.insert("counts".into(), Value::from(nums.to_vec()));
-        fields.insert("totals".into(), Value::from(dens.to_vec()));
-        fields.insert("hyp_len".into(), Value::from(totals.hyp_len));
-        fields.insert("ref_len".into(), Value::from(totals.ref_len));
-        MetricReport::new("nltk-bleu", name.to_owned(), score, text, signature, fields)
-    }
-}
-
-fn write_values(score: &NltkScore, out: &mut Vec<u8>) {
-    if score.list {
-        out.push(b'[');
-        for (i, v) in score.values.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
+        line.push(Piece::Text(details));
+        let fields = score::fields(&record);
+        // One labelled score per weight set, each set once (a repeated set would be a
+        // duplicate series); NaN for every set when NLTK raises.
+        let mut variants = Variants {
+            label: "weights",
+            scores: Vec::new(),
+        };
+        for (i, set) in self.config.weights_text.iter().enumerate() {
+            if variants.scores.iter().all(|(w, _)| w != set) {
+                let value = match &result {
+                    Ok(s) => s.values.get(i).map_or(f64::NAN, |v| v.as_f64()),
+                    Err(_) => f64::NAN,
+                };
+                variants.scores.push((set.clone(), value));
             }
-            v.write_json(out);
         }
-        out.push(b']');
-    } else {
-        score.values[0].write_json(out);
+        let mut score = Score::new("nltk-bleu", name.to_owned(), value, signature, fields, line);
+        score.variants = Some(variants);
+        score
     }
 }
 
@@ -1092,7 +1236,7 @@ mod tests {
 
     fn sentence(m: &NltkBleu, hyp: &str, refs: &[&str]) -> Result<NltkScore, PyError> {
         let st = m.stats(hyp, refs, &mut NltkWorkspace::default());
-        m.score(&st)
+        m.compute(&st)
     }
 
     fn float(s: Result<NltkScore, PyError>) -> f64 {
@@ -1154,7 +1298,7 @@ mod tests {
         let m = metric(NltkBleuConfig::default());
         assert_eq!(sentence(&m, "a", &[]).unwrap_err().kind, "KeyError");
         assert_eq!(sentence(&m, "", &[]).unwrap_err().kind, "ValueError");
-        let empty = m.score(&m.new_totals()).unwrap_err();
+        let empty = m.compute(&m.new_totals()).unwrap_err();
         assert_eq!(empty.kind, "ZeroDivisionError");
         let m6 = metric(NltkBleuConfig {
             smoothing: Some(6),

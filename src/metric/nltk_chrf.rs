@@ -11,14 +11,15 @@
 //! list gives the same result). NLTK's chrF takes one reference per sentence (Q22): a segment's
 //! first reference is used, further ones are ignored.
 
-use std::fmt::Write as _;
-use std::io::Write as _;
-
-use serde_json::{Map, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::nltk_bleu::NLTK_VERSION;
+use super::options::CommonArgs;
 use super::pymath::{pow2, PyError};
-use super::{write_json_f64, Metric, MetricReport};
+use super::registry::Registered;
+use super::score::{self, Piece, Score};
+use super::Metric;
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{overlap, NgramIds, NgramIndex};
 use crate::tokenize::mteval::is_perl_whitespace;
@@ -27,8 +28,10 @@ use crate::tokenize::Tokens;
 /// NLTK's chrF epsilon: the value of an order with no overlap or a too-short string (Q18).
 const EPS: f64 = 1e-16;
 
-/// `beta` as written: a Python `int` squares exactly, a `float` through the C `pow`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// `beta` as written: a Python `int` squares exactly, a `float` through the C `pow`. Settings
+/// keep the distinction as JSON does (`3` against `3.0`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
 pub enum Beta {
     Int(i64),
     Float(f64),
@@ -57,9 +60,32 @@ impl Beta {
     }
 }
 
+/// `nltk-chrf`'s own options.
+#[derive(clap::Args, Clone, Debug)]
+#[command(next_help_heading = "NLTK chrF options")]
+pub struct NltkChrfArgs {
+    /// nltk-chrf: smallest character n-gram order (NLTK min_len).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(0..=1024))]
+    pub nltk_chrf_min_len: u32,
+
+    /// nltk-chrf: largest character n-gram order (NLTK max_len).
+    #[arg(long, value_name = "N", default_value_t = 6,
+          value_parser = clap::value_parser!(u32).range(0..=1024))]
+    pub nltk_chrf_max_len: u32,
+
+    /// nltk-chrf: beta, as a Python number (an integer squares exactly, a float through C pow).
+    #[arg(long, value_name = "X", default_value = "3.0")]
+    pub nltk_chrf_beta: String,
+
+    /// nltk-chrf: keep white space in the strings (NLTK ignore_whitespace=False).
+    #[arg(long)]
+    pub nltk_chrf_whitespace: bool,
+}
+
 /// NLTK chrF settings; `Default` is NLTK's (`min_len=1, max_len=6, beta=3.0,
 /// ignore_whitespace=True`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NltkChrfConfig {
     pub min_len: usize,
     pub max_len: usize,
@@ -295,13 +321,59 @@ fn raises(e: &PyError) -> String {
     format!("NLTK raises {e}")
 }
 
+/// The JSON record of a sentence NLTK chrF score.
+#[derive(Serialize)]
+pub struct NltkChrfRecord {
+    pub score: f64,
+    /// The F-score of every order.
+    pub fscores: Vec<f64>,
+}
+
+#[derive(Serialize)]
+struct NltkChrfCorpusRecord<'a> {
+    score: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    sums: &'a [f64],
+    sentences: u64,
+}
+
+impl Registered for NltkChrf {
+    const NAME: &'static str = "nltk-chrf";
+    const SUMMARY: &'static str = "NLTK 3.10.4 chrF";
+    type Args = NltkChrfArgs;
+
+    fn config_from_args(_: &CommonArgs, args: NltkChrfArgs) -> Result<NltkChrfConfig, String> {
+        Ok(NltkChrfConfig {
+            min_len: args.nltk_chrf_min_len as usize,
+            max_len: args.nltk_chrf_max_len as usize,
+            beta: Beta::parse(&args.nltk_chrf_beta)
+                .map_err(|e| format!("--nltk-chrf-beta: {e}"))?,
+            ignore_whitespace: !args.nltk_chrf_whitespace,
+        })
+    }
+
+    fn new(config: NltkChrfConfig) -> Result<NltkChrf, String> {
+        if config.min_len > 1024 || config.max_len > 1024 {
+            return Err("nltk-chrf: n-gram orders above 1024".to_owned());
+        }
+        Ok(NltkChrf::new(config))
+    }
+}
+
 impl Metric for NltkChrf {
     type Stats = NltkChrfStats;
     type Totals = NltkChrfTotals;
     type Workspace = NltkChrfWorkspace;
+    type Config = NltkChrfConfig;
+    type Sentence = NltkChrfRecord;
 
     fn key(&self) -> &'static str {
         "nltk-chrf"
+    }
+
+    fn config(&self) -> &NltkChrfConfig {
+        &self.config
     }
 
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut NltkChrfWorkspace) -> NltkChrfStats {
@@ -312,36 +384,16 @@ impl Metric for NltkChrf {
         }
     }
 
-    fn write_sentence_text(
-        &self,
-        stats: &NltkChrfStats,
-        width: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<(), String> {
-        let score = self.sentence_score(stats).map_err(|e| raises(&e))?;
-        let _ = write!(out, "{score:.width$}");
+    fn sentence_scores(&self, stats: &NltkChrfStats, out: &mut Vec<f64>) -> Result<(), String> {
+        out.push(self.sentence_score(stats).map_err(|e| raises(&e))?);
         Ok(())
     }
 
-    fn write_sentence_json(&self, stats: &NltkChrfStats, out: &mut Vec<u8>) -> Result<(), String> {
-        let score = self.sentence_score(stats).map_err(|e| raises(&e))?;
-        out.extend_from_slice(b"{\"score\":");
-        write_json_f64(out, score);
-        out.extend_from_slice(b",\"fscores\":[");
-        for (i, &f) in stats
-            .fscores
-            .as_deref()
-            .unwrap_or_default()
-            .iter()
-            .enumerate()
-        {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_json_f64(out, f);
-        }
-        out.extend_from_slice(b"]}");
-        Ok(())
+    fn sentence(&self, stats: &NltkChrfStats) -> Result<NltkChrfRecord, String> {
+        Ok(NltkChrfRecord {
+            score: self.sentence_score(stats).map_err(|e| raises(&e))?,
+            fscores: stats.fscores.as_deref().unwrap_or_default().to_vec(),
+        })
     }
 
     fn new_totals(&self) -> NltkChrfTotals {
@@ -389,33 +441,33 @@ impl Metric for NltkChrf {
         )
     }
 
-    fn report(&self, totals: &NltkChrfTotals, width: usize) -> MetricReport {
+    fn score(&self, totals: &NltkChrfTotals) -> Score {
         let signature = self.signature(&totals.nrefs.signature_value());
         let name = "NLTK-chrF";
-        let mut fields = Map::new();
         let result = match &totals.error {
             Some(e) => Err(e.clone()),
             None => self.finish(&totals.sums, totals.sentences),
         };
-        let mut text = format!("{name} = ");
-        let score = match result {
+        let mut line = vec![Piece::Text(format!("{name} = "))];
+        let (score, error) = match result {
             Ok(score) => {
-                let _ = write!(text, "{score:.width$}");
-                fields.insert("score".into(), Value::from(score));
-                score
+                line.push(Piece::Score(score));
+                (score, None)
             }
             Err(e) => {
                 let message = raises(&e);
-                let _ = write!(text, "error: {message}");
-                fields.insert("score".into(), Value::Null);
-                fields.insert("error".into(), Value::from(message));
-                f64::NAN
+                line.push(Piece::Text(format!("error: {message}")));
+                (f64::NAN, Some(message))
             }
         };
-        let _ = write!(text, " ({} sentences)", totals.sentences);
-        fields.insert("sums".into(), Value::from(totals.sums.clone()));
-        fields.insert("sentences".into(), Value::from(totals.sentences));
-        MetricReport::new("nltk-chrf", name.to_owned(), score, text, signature, fields)
+        line.push(Piece::Text(format!(" ({} sentences)", totals.sentences)));
+        let fields = score::fields(&NltkChrfCorpusRecord {
+            score: error.is_none().then_some(score),
+            error,
+            sums: &totals.sums,
+            sentences: totals.sentences,
+        });
+        Score::new("nltk-chrf", name.to_owned(), score, signature, fields, line)
     }
 }
 

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::CorpusReport;
 use crate::input::Segment;
+use crate::metric::Score;
 
 /// `{"type":"segment","line":N[,"id":…]` — the metrics follow, then `}`.
 pub fn begin_segment(line: u64, segment: &Segment<'_>, out: &mut Vec<u8>) {
@@ -23,6 +24,13 @@ pub fn metric_key(key: &str, out: &mut Vec<u8>) {
     out.extend_from_slice(b"\":");
 }
 
+/// `{"error":"…"}`: a metric's field when its reference tool has no sentence score.
+pub fn error_object(message: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"error\":");
+    serde_json::to_writer(&mut *out, message).expect("writing to a Vec cannot fail");
+    out.push(b'}');
+}
+
 /// `{"type":"error","line":N,"message":"…"}`.
 pub fn error_record(line: u64, message: &str, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"type\":\"error\",\"line\":");
@@ -34,7 +42,7 @@ pub fn error_record(line: u64, message: &str, out: &mut Vec<u8>) {
 
 /// `{"type":"corpus","final":…,"segments":…,"bad_lines":…[,"note":…],"<metric>":{…},…,
 /// "tool":"bleu-stream X"}`.
-pub fn corpus_record(report: &CorpusReport, out: &mut Vec<u8>) {
+pub fn corpus_record(report: &CorpusReport, width: usize, out: &mut Vec<u8>) {
     let mut obj = Map::new();
     obj.insert("type".into(), Value::from("corpus"));
     obj.insert("final".into(), Value::from(report.is_final));
@@ -44,7 +52,7 @@ pub fn corpus_record(report: &CorpusReport, out: &mut Vec<u8>) {
         obj.insert("note".into(), Value::from(note.clone()));
     }
     for m in &report.metrics {
-        obj.insert(m.key.to_owned(), Value::Object(m.fields.clone()));
+        obj.insert(m.key.to_owned(), Value::Object(score_object(m, width)));
     }
     obj.insert(
         "tool".into(),
@@ -52,6 +60,21 @@ pub fn corpus_record(report: &CorpusReport, out: &mut Vec<u8>) {
     );
     serde_json::to_writer(&mut *out, &obj).expect("writing to a Vec cannot fail");
     out.push(b'\n');
+}
+
+/// A metric's object in a corpus record: its fields, then `signature`, `text` and, with
+/// `--confidence`, the interval.
+pub fn score_object(m: &Score, width: usize) -> Map<String, Value> {
+    let mut fields = m.fields.clone();
+    fields.insert("signature".into(), Value::from(m.full_signature()));
+    fields.insert("text".into(), Value::from(super::text::line(m, width)));
+    if let Some(c) = &m.confidence {
+        fields.insert(
+            "confidence".into(),
+            serde_json::to_value(c).expect("numbers serialize"),
+        );
+    }
+    fields
 }
 
 #[cfg(test)]

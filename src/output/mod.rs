@@ -10,10 +10,8 @@ pub mod text;
 
 pub use sink::{OutputStream, Sink};
 
-use std::io::{self, Write};
-
 use crate::input::Segment;
-use crate::metric::{DynMetric, MetricReport, RowStyle};
+use crate::metric::{DynMetric, Score};
 
 /// `--format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,18 +45,11 @@ pub struct CorpusReport {
     pub segments: u64,
     /// Bad lines seen (excluded from the totals).
     pub bad_lines: u64,
-    /// One report per metric, in `--metrics` order.
-    pub metrics: Vec<MetricReport>,
+    /// One score per metric, in `--metrics` order.
+    pub metrics: Vec<Score>,
     /// Why this report was written out of turn, if it marks an event (a followed file
     /// restarting).
     pub note: Option<String>,
-}
-
-/// Writes `bleu-stream: <text>` to stderr in one write, ignoring failure (a closed stderr must
-/// neither stop the scoring nor panic, as `eprintln!` would).
-pub fn diagnostic(text: &str) {
-    let line = format!("bleu-stream: {text}\n");
-    let _ = io::stderr().write_all(line.as_bytes());
 }
 
 /// Renders rows for the workers.
@@ -70,6 +61,23 @@ pub struct RowWriter {
     pub width: usize,
 }
 
+/// How a worker renders a sentence score into the row of a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RowStyle {
+    /// No row (score-only or corpus-only output): statistics only.
+    None,
+    /// Text with this many decimals.
+    Text(usize),
+    /// A JSON object.
+    Json,
+}
+
+/// A worker's scratch for rendering rows.
+#[derive(Default)]
+pub struct RowScratch {
+    scores: Vec<f64>,
+}
+
 impl RowWriter {
     fn style(&self) -> RowStyle {
         match (self.mode, self.format) {
@@ -79,9 +87,10 @@ impl RowWriter {
         }
     }
 
-    /// Scores `segment` with every metric — each appends its statistics to its `stats` batch —
-    /// and appends the row (if rows are written) to `out`. A metric whose reference tool has no
-    /// sentence score here adds `"<metric>: <message>"` to `notes`.
+    /// Computes `segment`'s statistics with every metric — each appends them to its `stats`
+    /// batch — and appends the row (if rows are written) to `out`. A metric whose reference tool
+    /// has no sentence score here adds `"<metric>: <message>"` to `notes`; its field stays empty
+    /// (text) or is `{"error": …}` (JSONL).
     #[allow(clippy::too_many_arguments)]
     pub fn segment(
         &self,
@@ -90,6 +99,7 @@ impl RowWriter {
         metrics: &[Box<dyn DynMetric>],
         workspaces: &mut [Box<dyn std::any::Any + Send>],
         stats: &mut [Box<dyn std::any::Any + Send>],
+        scratch: &mut RowScratch,
         out: &mut Vec<u8>,
         notes: &mut Vec<String>,
     ) {
@@ -98,12 +108,32 @@ impl RowWriter {
             jsonl::begin_segment(line, segment, out);
         }
         for (i, ((m, ws), st)) in metrics.iter().zip(workspaces).zip(stats).enumerate() {
-            match style {
-                RowStyle::Text(_) if i > 0 => out.push(b'\t'),
-                RowStyle::Json => jsonl::metric_key(m.key(), out),
-                _ => {}
-            }
-            if let Some(message) = m.score(segment, ws.as_mut(), st.as_mut(), style, out) {
+            let index = m.push_stats(segment, ws.as_mut(), st.as_mut());
+            let result = match style {
+                RowStyle::None => Ok(()),
+                RowStyle::Text(width) => {
+                    if i > 0 {
+                        out.push(b'\t');
+                    }
+                    scratch.scores.clear();
+                    let result = m.sentence_scores(st.as_ref(), index, &mut scratch.scores);
+                    match &result {
+                        Ok(()) => text::scores(&scratch.scores, width, out),
+                        // Keep the row's columns aligned: one empty field per column.
+                        Err(_) => text::empty_fields(m.columns(), out),
+                    }
+                    result
+                }
+                RowStyle::Json => {
+                    jsonl::metric_key(m.key(), out);
+                    let result = m.write_sentence(st.as_ref(), index, out);
+                    if let Err(message) = &result {
+                        jsonl::error_object(message, out);
+                    }
+                    result
+                }
+            };
+            if let Err(message) = result {
                 notes.push(format!("{}: {message}", m.key()));
             }
         }

@@ -3,14 +3,12 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
-
 use super::CorpusReport;
-use crate::metric::MetricReport;
 
-/// Renders a report: a score gauge per metric (labelled with its name and signature), for
-/// `nltk-bleu` a gauge per weight set (`--weights`, labelled `weights="0.5,0.5"`), counters of
-/// segments and bad lines, whether the report is final, and the tool's version.
+/// Renders a report: a score gauge per metric (labelled with its name and signature); for a
+/// metric with labelled variants (NLTK BLEU's `--weights` sets) a gauge family of its own, one
+/// sample per variant; counters of segments and bad lines, whether the report is final, and the
+/// tool's version.
 pub fn render(report: &CorpusReport) -> String {
     let mut s = String::new();
     s.push_str(
@@ -23,36 +21,35 @@ pub fn render(report: &CorpusReport) -> String {
             "bleu_stream_score{{metric=\"{}\",name=\"{}\",signature=\"{}\"}} {}",
             escape(m.key),
             escape(&m.name),
-            escape(&m.signature),
-            number(m.score)
+            escape(&m.full_signature()),
+            number(m.value)
         );
     }
-    // `bleu_stream_score` keeps one sample per metric (for nltk-bleu the first weight set, as
-    // always); every weight set gets its own sample in a family of its own, so that the label
-    // sets within each family stay uniform.
-    let weighted: Vec<_> = report
-        .metrics
-        .iter()
-        .filter(|m| m.key == "nltk-bleu")
-        .collect();
-    if !weighted.is_empty() {
-        s.push_str(
-            "# HELP bleu_stream_nltk_bleu_score Corpus NLTK BLEU of the segments read so far, one \
-             sample per --weights set.\n# TYPE bleu_stream_nltk_bleu_score gauge\n",
+    // `bleu_stream_score` keeps one sample per metric (the first variant); every variant gets
+    // its own sample in a family of its own, so that the label sets within each family stay
+    // uniform.
+    for m in &report.metrics {
+        let Some(variants) = &m.variants else {
+            continue;
+        };
+        let family = format!("bleu_stream_{}_score", m.key.replace('-', "_"));
+        let _ = write!(
+            s,
+            "# HELP {family} Corpus {} of the segments read so far, one sample per --{} \
+             set.\n# TYPE {family} gauge\n",
+            m.name, variants.label
         );
-        for m in weighted {
-            for (weights, score) in weight_sets(m) {
-                let _ = writeln!(
-                    s,
-                    "bleu_stream_nltk_bleu_score{{metric=\"{}\",name=\"{}\",signature=\"{}\",\
-                     weights=\"{}\"}} {}",
-                    escape(m.key),
-                    escape(&m.name),
-                    escape(&m.signature),
-                    escape(weights),
-                    number(score)
-                );
-            }
+        for (value, score) in &variants.scores {
+            let _ = writeln!(
+                s,
+                "{family}{{metric=\"{}\",name=\"{}\",signature=\"{}\",{}=\"{}\"}} {}",
+                escape(m.key),
+                escape(&m.name),
+                escape(&m.full_signature()),
+                variants.label,
+                escape(value),
+                number(*score)
+            );
         }
     }
     let _ = write!(
@@ -75,34 +72,6 @@ pub fn render(report: &CorpusReport) -> String {
         env!("CARGO_PKG_VERSION"),
     );
     s
-}
-
-/// The weight sets of an `nltk-bleu` report with their scores, in `--weights` order, each set
-/// once (a repeated set would be a duplicate series, which the textfile collector rejects).
-/// The sets are the signature's `weights:` field as given on the command line (`;` between
-/// sets); the scores are the report's `score` (a list with several sets). A report without a
-/// score (NLTK raises) gives NaN for every set.
-fn weight_sets(m: &MetricReport) -> Vec<(&str, f64)> {
-    let sets: Vec<&str> = m
-        .signature
-        .split('|')
-        .find_map(|field| field.strip_prefix("weights:"))
-        .map(|w| w.split(';').collect())
-        .unwrap_or_default();
-    let scores: Vec<f64> = match m.fields.get("score") {
-        Some(Value::Array(list)) => list
-            .iter()
-            .map(|v| v.as_f64().unwrap_or(f64::NAN))
-            .collect(),
-        _ => vec![m.score; sets.len().min(1)],
-    };
-    let mut out: Vec<(&str, f64)> = Vec::new();
-    for (i, set) in sets.into_iter().enumerate() {
-        if out.iter().all(|(w, _)| *w != set) {
-            out.push((set, scores.get(i).copied().unwrap_or(f64::NAN)));
-        }
-    }
-    out
 }
 
 /// Label values escape `\`, `"` and line feeds.
@@ -136,35 +105,5 @@ mod tests {
         assert_eq!(number(f64::NAN), "NaN");
         assert_eq!(number(f64::NEG_INFINITY), "-Inf");
         assert_eq!(escape("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
-    }
-
-    fn nltk_report(weights: &str, score: Value) -> MetricReport {
-        let mut fields = serde_json::Map::new();
-        let first = match &score {
-            Value::Array(list) => list[0].as_f64().unwrap(),
-            v => v.as_f64().unwrap_or(f64::NAN),
-        };
-        fields.insert("score".into(), score);
-        MetricReport::new(
-            "nltk-bleu",
-            "NLTK-BLEU".into(),
-            first,
-            String::new(),
-            format!("nrefs:1|case:mixed|tok:split|weights:{weights}|smooth:none|nltk:3.10.4"),
-            fields,
-        )
-    }
-
-    #[test]
-    fn weight_sets_pair_each_set_with_its_score_once() {
-        let m = nltk_report("0.5,0.5;1,0;0.5,0.5", serde_json::json!([0.75, 1, 0.75]));
-        assert_eq!(weight_sets(&m), vec![("0.5,0.5", 0.75), ("1,0", 1.0)]);
-        let m = nltk_report("0.25,0.25,0.25,0.25", serde_json::json!(0.5));
-        assert_eq!(weight_sets(&m), vec![("0.25,0.25,0.25,0.25", 0.5)]);
-        // NLTK raised: no score, NaN for every set.
-        let m = nltk_report("0.5,0.5;1", Value::Null);
-        let sets = weight_sets(&m);
-        assert_eq!(sets.len(), 2);
-        assert!(sets.iter().all(|(_, x)| x.is_nan()), "{sets:?}");
     }
 }

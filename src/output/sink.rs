@@ -5,7 +5,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Stdout, Write};
 use std::path::{Path, PathBuf};
 
-use super::{diagnostic, jsonl, prometheus, text, CorpusReport, Format, Mode};
+use super::{jsonl, prometheus, text, CorpusReport, Format, Mode};
+use crate::diagnostic::diagnostic;
 
 /// The main output stream: standard output, or a file that SIGHUP reopens.
 pub enum OutputStream {
@@ -92,8 +93,7 @@ impl Sink {
             (Mode::ScoreOnly, _, true) => {
                 for m in &report.metrics {
                     // sacreBLEU -b --confidence: `34.8 (μ = 34.7 ± 3.0)`.
-                    let ci = m.confidence.map(|c| c.text(self.width)).unwrap_or_default();
-                    writeln!(self.out, "{}{ci}", text::score(m.score, self.width))?;
+                    writeln!(self.out, "{}", text::score_only(m, self.width))?;
                 }
             }
             // The merger writes the stats document itself; only the report files get the
@@ -102,26 +102,27 @@ impl Sink {
             // `-b` and `--emit stats` keep stdout for the final result: running reports go
             // to stderr.
             (Mode::ScoreOnly | Mode::Stats, _, false) => {
-                let _ = io::stderr().write_all(text::report(report).as_bytes());
+                let _ = io::stderr().write_all(text::report(report, self.width).as_bytes());
             }
             (_, Format::Jsonl, _) => {
                 let mut buf = Vec::new();
-                jsonl::corpus_record(report, &mut buf);
+                jsonl::corpus_record(report, self.width, &mut buf);
                 self.out.write_all(&buf)?;
             }
             (Mode::CorpusOnly, Format::Text, true) => {
-                self.out.write_all(text::report(report).as_bytes())?;
+                self.out
+                    .write_all(text::report(report, self.width).as_bytes())?;
             }
             (_, Format::Text, _) => {
                 // Text reports never mix with rows on stdout. A closed stderr does not stop
                 // the scoring.
                 self.out.flush()?;
-                let _ = io::stderr().write_all(text::report(report).as_bytes());
+                let _ = io::stderr().write_all(text::report(report, self.width).as_bytes());
             }
         }
         if let Some(path) = &self.report_file {
             let mut buf = Vec::new();
-            jsonl::corpus_record(report, &mut buf);
+            jsonl::corpus_record(report, self.width, &mut buf);
             replace_file(path, &buf);
         }
         if let Some(path) = &self.prometheus {
@@ -153,7 +154,7 @@ fn replace_file(path: &Path, contents: &[u8]) {
         diagnostic(&format!(
             "warning: cannot write {}: {}",
             path.display(),
-            crate::input::reader::io_message(&e)
+            crate::diagnostic::io_message(&e)
         ));
     }
 }

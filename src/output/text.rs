@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use super::CorpusReport;
+use crate::metric::{Piece, Score};
 
 /// A score with `width` decimals, as Python's `format(x, '.Nf')` prints it: Rust's `{:.N}`
 /// rounds the exact binary value half to even like Python; NaN (MATLAB-style scores) is `nan`.
@@ -12,6 +13,55 @@ pub fn score(x: f64, width: usize) -> String {
     } else {
         format!("{x:.width$}")
     }
+}
+
+/// Appends a row's scores of one metric, tab-separated, with `width` decimals.
+pub fn scores(scores: &[f64], width: usize, out: &mut Vec<u8>) {
+    use std::io::Write as _;
+    for (i, &x) in scores.iter().enumerate() {
+        if i > 0 {
+            out.push(b'\t');
+        }
+        if x.is_nan() {
+            out.extend_from_slice(b"nan");
+        } else {
+            let _ = write!(out, "{x:.width$}");
+        }
+    }
+}
+
+/// Appends the empty fields of a metric that has no sentence score here (`columns` of them).
+pub fn empty_fields(columns: usize, out: &mut Vec<u8>) {
+    out.extend(std::iter::repeat_n(b'\t', columns.saturating_sub(1)));
+}
+
+/// A metric's one-line text form with `width` decimals: its [`Piece`]s, with sacreBLEU's
+/// ` (μ = 34.7 ± 3.0)` right after the first score when there is a confidence interval.
+pub fn line(score: &Score, width: usize) -> String {
+    let mut s = String::new();
+    let mut confidence = score.confidence;
+    for piece in &score.line {
+        match piece {
+            Piece::Text(t) => s.push_str(t),
+            Piece::Score(x) => {
+                s.push_str(&self::score(*x, width));
+                if let Some(c) = confidence.take() {
+                    let _ = write!(s, " (\u{3bc} = {:.width$} \u{b1} {:.width$})", c.mean, c.ci);
+                }
+            }
+        }
+    }
+    s
+}
+
+/// What `-b` prints of a score: the number, and with a confidence interval sacreBLEU's
+/// `34.8 (μ = 34.7 ± 3.0)`.
+pub fn score_only(m: &Score, width: usize) -> String {
+    let mut s = score(m.value, width);
+    if let Some(c) = m.confidence {
+        let _ = write!(s, " (\u{3bc} = {:.width$} \u{b1} {:.width$})", c.mean, c.ci);
+    }
+    s
 }
 
 /// The row of a bad line: one empty field per metric, so `cut -f N` stays aligned.
@@ -28,7 +78,7 @@ pub fn bad_row(metrics: usize, out: &mut Vec<u8>) {
 /// BLEU = 36.84 73.1/45.4/30.0/20.0 (BP = 0.981 ratio = 0.981 hyp_len = 29533 ref_len = 30110)
 /// # BLEU signature: nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0
 /// ```
-pub fn report(report: &CorpusReport) -> String {
+pub fn report(report: &CorpusReport, width: usize) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -47,8 +97,8 @@ pub fn report(report: &CorpusReport) -> String {
         None => s.push('\n'),
     }
     for m in &report.metrics {
-        let _ = writeln!(s, "{}", m.text);
-        let _ = writeln!(s, "# {} signature: {}", m.name, m.signature);
+        let _ = writeln!(s, "{}", line(m, width));
+        let _ = writeln!(s, "# {} signature: {}", m.name, m.full_signature());
     }
     s
 }

@@ -98,6 +98,21 @@ impl Tokenizer {
     }
 }
 
+/// Settings carry tokenizers by their sacreBLEU name.
+impl serde::Serialize for Tokenizer {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Tokenizer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Tokenizer, D::Error> {
+        let name = String::deserialize(d)?;
+        Tokenizer::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown tokenizer '{name}'")))
+    }
+}
+
 /// Reusable intermediate buffers of the tokenizers (one per worker thread).
 #[derive(Default, Debug)]
 pub struct Scratch {

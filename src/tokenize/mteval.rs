@@ -28,7 +28,7 @@ pub fn is_perl_whitespace(c: char) -> bool {
 }
 
 /// Which of mteval-v13a's tokenizations, with which options.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MtevalTokenizer {
     /// `--international-tokenization` (Unicode punctuation and symbol classes).
     pub international: bool,

@@ -1,0 +1,157 @@
+//! The scoring command, `bleu-stream [OPTIONS] [FILE]…`: opens the inputs, runs the pipeline
+//! and chooses the exit status.
+
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::cli::Config;
+use crate::diagnostic::{diagnostic, io_message};
+use crate::input::reader::{LineReader, Plan, ReaderState};
+use crate::output::{OutputStream, Sink};
+use crate::pipeline::{self, Control};
+use crate::signals;
+use crate::status;
+
+/// Runs a validated configuration; returns the exit status.
+pub fn run(config: Config) -> u8 {
+    let metrics = &config.metrics;
+    let resampler = match config.confidence {
+        None => None,
+        Some(settings) => match crate::confidence::Resampler::new(settings, metrics) {
+            Ok(r) => Some(r),
+            Err(message) => {
+                diagnostic(&format!("error: {message}"));
+                return status::USAGE;
+            }
+        },
+    };
+    if config.emit_stats {
+        if let Some(why) = metrics.iter().find_map(|m| m.merge_refusal()) {
+            diagnostic(&format!("error: --emit stats: {why}"));
+            return status::USAGE;
+        }
+    }
+    let plan = match open(&config) {
+        Ok(plan) => plan,
+        Err(message) => {
+            diagnostic(&format!("error: {message}"));
+            return status::IO;
+        }
+    };
+    let reader_state = Arc::new(ReaderState::default());
+    let events = match signals::spawn(Arc::clone(&reader_state)) {
+        Ok(events) => events,
+        Err(e) => {
+            diagnostic(&format!(
+                "error: installing signal handlers: {}",
+                io_message(&e)
+            ));
+            return status::IO;
+        }
+    };
+    let out = match OutputStream::open(config.output.as_deref()) {
+        Ok(out) => out,
+        Err(e) => {
+            let path = config.output.as_deref().unwrap_or(Path::new("-")).display();
+            diagnostic(&format!("error: {path}: {}", io_message(&e)));
+            return status::IO;
+        }
+    };
+    let mut sink = Sink::new(out, config.format, config.mode, config.width);
+    sink.line_buffered = config.line_buffered;
+    sink.report_file = config.report_file.clone();
+    sink.prometheus = config.prometheus.clone();
+    let control = Control {
+        events,
+        reader: reader_state,
+    };
+    let outcome = match pipeline::run(
+        plan,
+        metrics,
+        &config.settings,
+        resampler,
+        &mut sink,
+        control,
+    ) {
+        Ok(outcome) => outcome,
+        // `| head -1`: the reader went away; that is not an error worth a word.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return status::OK,
+        Err(e) => {
+            diagnostic(&format!("error: writing output: {}", io_message(&e)));
+            return status::IO;
+        }
+    };
+    if let Some(signal) = outcome.stopped_by {
+        // Stopped by SIGINT/SIGTERM after finishing every line read: 128 + signal, by
+        // convention.
+        return u8::try_from(128 + signal).unwrap_or(status::IO);
+    }
+    if let Some(message) = &outcome.input_error {
+        diagnostic(&format!("error: {message}"));
+        return status::IO;
+    }
+    if outcome.failed_on_bad_line {
+        return status::USAGE;
+    }
+    if let Some(message) = &outcome.stats_error {
+        diagnostic(&format!("error: {message}"));
+        return status::USAGE;
+    }
+    fail_under(config.fail_under, &outcome.report)
+}
+
+/// `--fail-under X`: status 3 (with a diagnostic) when the first metric's final score is
+/// below X, 0 otherwise.
+pub fn fail_under(threshold: Option<f64>, report: &crate::output::CorpusReport) -> u8 {
+    if let (Some(threshold), Some(first)) = (threshold, report.metrics.first()) {
+        // A NaN score (MATLAB semantics on empty input) is not "at least X" either.
+        if first.value.is_nan() || first.value < threshold {
+            diagnostic(&format!(
+                "{} {} is below --fail-under {threshold}",
+                first.name, first.value
+            ));
+            return status::FAIL_UNDER;
+        }
+    }
+    status::OK
+}
+
+/// Opens every input stream before anything is written, so a missing file is reported at once.
+fn open(config: &Config) -> Result<Plan, String> {
+    let reader = |s: &crate::input::reader::Source| -> Result<LineReader, String> {
+        Ok(s.reader()?.max_line(config.max_line_bytes))
+    };
+    if let Some(path) = &config.follow {
+        // Fail now, not in the reader thread, if the file cannot be read at all. A file that does
+        // not exist yet is waited for, like `tail -F`.
+        if let Err(e) = std::fs::File::open(path) {
+            if e.kind() != io::ErrorKind::NotFound {
+                return Err(format!("{}: {}", path.display(), io_message(&e)));
+            }
+        }
+        return Ok(Plan::Follow {
+            path: path.clone(),
+            format: config.input,
+            refs: config.nrefs,
+            max_line: config.max_line_bytes,
+        });
+    }
+    if config.ref_files.is_empty() {
+        Ok(Plan::Lines {
+            sources: config
+                .sources
+                .iter()
+                .map(reader)
+                .collect::<Result<_, _>>()?,
+            format: config.input,
+            refs: config.nrefs,
+        })
+    } else {
+        let mut streams = vec![reader(&config.sources[0])?];
+        for r in &config.ref_files {
+            streams.push(reader(r)?);
+        }
+        Ok(Plan::Parallel { streams })
+    }
+}

@@ -1,0 +1,172 @@
+//! The metric registry: the one list of metrics. Adding a metric is adding its module and one
+//! line in [`REGISTRY`]; the command line (its options), `--metrics`, stats documents and
+//! `merge`, `compare` and every output format find it here.
+
+use clap::{ArgMatches, Command, FromArgMatches};
+use serde::de::DeserializeOwned;
+use serde::Deserialize as _;
+use serde_json::Value;
+
+use super::options::CommonArgs;
+use super::{bleu, chrf, gleu, mteval_bleu, multi_bleu, nist, nltk_bleu, nltk_chrf};
+use super::{DynMetric, Metric};
+
+/// What a metric module provides besides [`Metric`]: its name, its options, and how settings
+/// are made from options (command line) or read back (stats documents).
+pub trait Registered: Metric<Config: DeserializeOwned> + Sized {
+    /// The `--metrics` name (also the metric's [`Metric::key`]).
+    const NAME: &'static str;
+    /// One line for listings (`--help`, error messages).
+    const SUMMARY: &'static str;
+    /// The metric's own command-line options.
+    type Args: clap::Args + FromArgMatches;
+    /// Validates options into settings (`Err`: a usage error).
+    fn config_from_args(common: &CommonArgs, args: Self::Args) -> Result<Self::Config, String>;
+    /// The metric with these settings (`Err`: settings no command line could give, e.g. from
+    /// a hand-edited stats document).
+    fn new(config: Self::Config) -> Result<Self, String>;
+}
+
+/// A metric built and type-erased, or a usage error.
+pub type Built = Result<Box<dyn DynMetric>, String>;
+
+/// One registered metric, type-erased.
+pub struct Entry {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Adds the metric's options to a command.
+    pub args: fn(Command) -> Command,
+    /// Builds the metric from parsed options.
+    pub from_args: fn(&CommonArgs, &ArgMatches) -> Built,
+    /// Builds the metric from the settings a stats document carries ([`DynMetric::config_json`]).
+    pub from_config: fn(&Value) -> Built,
+}
+
+const fn entry<M: Registered>() -> Entry {
+    Entry {
+        name: M::NAME,
+        summary: M::SUMMARY,
+        args: <M::Args as clap::Args>::augment_args,
+        from_args: build_from_args::<M>,
+        from_config: build_from_config::<M>,
+    }
+}
+
+fn build_from_args<M: Registered>(common: &CommonArgs, matches: &ArgMatches) -> Built {
+    let args = M::Args::from_arg_matches(matches).map_err(|e| e.to_string())?;
+    Ok(Box::new(M::new(M::config_from_args(common, args)?)?))
+}
+
+fn build_from_config<M: Registered>(config: &Value) -> Built {
+    let config =
+        M::Config::deserialize(config).map_err(|e| format!("{} settings: {e}", M::NAME))?;
+    Ok(Box::new(M::new(config)?))
+}
+
+/// Every metric, in the order `--help` lists them.
+pub const REGISTRY: &[Entry] = &[
+    entry::<bleu::Bleu>(),
+    entry::<chrf::Chrf>(),
+    entry::<nltk_bleu::NltkBleu>(),
+    entry::<multi_bleu::MultiBleu>(),
+    entry::<nltk_chrf::NltkChrf>(),
+    entry::<gleu::Gleu>(),
+    entry::<nist::Nist>(),
+    entry::<mteval_bleu::MtevalBleu>(),
+];
+
+/// The registered metric called `name`.
+pub fn find(name: &str) -> Result<&'static Entry, String> {
+    REGISTRY.iter().find(|e| e.name == name).ok_or_else(|| {
+        format!(
+            "unknown metric '{name}' (available: {})",
+            names().collect::<Vec<_>>().join(", ")
+        )
+    })
+}
+
+/// The names `--metrics` accepts.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    REGISTRY.iter().map(|e| e.name)
+}
+
+/// Adds every metric's options to `cmd`. (clap's derived `augment_args` also sets the
+/// command's description from the options struct's doc comment; the command keeps its own.)
+pub fn augment(cmd: Command) -> Command {
+    use clap::builder::Resettable;
+    let (about, long_about) = (cmd.get_about().cloned(), cmd.get_long_about().cloned());
+    let cmd = REGISTRY.iter().fold(cmd, |cmd, e| (e.args)(cmd));
+    let cmd = match about {
+        Some(text) => cmd.about(text),
+        None => cmd.about(Resettable::Reset),
+    };
+    match long_about {
+        Some(text) => cmd.long_about(text),
+        None => cmd.long_about(Resettable::Reset),
+    }
+}
+
+/// Builds the metrics named in `names`, in the order given, from parsed options.
+pub fn build(
+    names: &[String],
+    common: &CommonArgs,
+    matches: &ArgMatches,
+) -> Result<Vec<Box<dyn DynMetric>>, String> {
+    let mut metrics: Vec<Box<dyn DynMetric>> = Vec::new();
+    for name in names {
+        let metric = (find(name)?.from_args)(common, matches)?;
+        if metrics.iter().any(|m| m.key() == metric.key()) {
+            return Err(format!("metric '{name}' given twice"));
+        }
+        metrics.push(metric);
+    }
+    if metrics.is_empty() {
+        return Err("no metric selected".to_owned());
+    }
+    Ok(metrics)
+}
+
+/// Builds a metric from the settings a stats document records.
+pub fn from_config(name: &str, config: &Value) -> Built {
+    (find(name)?.from_config)(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: clap's derived `augment_args` set the scoring command's description to the
+    /// doc comment of the last metric's options struct.
+    #[test]
+    fn augmenting_keeps_the_command_s_description() {
+        let cmd = augment(Command::new("x").about("short").long_about("long"));
+        assert_eq!(
+            cmd.get_about().map(ToString::to_string).as_deref(),
+            Some("short")
+        );
+        assert_eq!(
+            cmd.get_long_about().map(ToString::to_string).as_deref(),
+            Some("long")
+        );
+        let cmd = augment(Command::new("x"));
+        assert!(cmd.get_about().is_none() && cmd.get_long_about().is_none());
+    }
+
+    #[test]
+    fn every_metric_builds_from_its_own_saved_settings() {
+        let matches = augment(<CommonArgs as clap::Args>::augment_args(Command::new("x")))
+            .try_get_matches_from(["x"])
+            .unwrap();
+        let common = CommonArgs::from_arg_matches(&matches).unwrap();
+        for e in REGISTRY {
+            let m = (e.from_args)(&common, &matches).unwrap();
+            assert_eq!(m.key(), e.name);
+            let again = from_config(e.name, &m.config_json()).unwrap();
+            assert_eq!(again.config_json(), m.config_json(), "{}", e.name);
+        }
+        assert!(find("klingon")
+            .err()
+            .unwrap()
+            .contains("available: bleu, chrf"));
+    }
+}
