@@ -484,11 +484,14 @@ fn shell(args: &[String]) -> String {
 /// every `--every` lines and one final record last.
 fn check_rows(args: &[String], input: &[u8], run: &Run) -> Result<(), TestCaseError> {
     let lines = count_lines(input);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    // Input whose every line is bad fails after its rows and report (issue 18).
+    let nothing_scored = stderr.contains("error: no line could be scored");
     prop_assert_eq!(
         run.code,
-        Some(0),
+        Some(if nothing_scored { 1 } else { 0 }),
         "stderr: {}",
-        String::from_utf8_lossy(&run.stderr)
+        stderr
     );
     let jsonl = args.windows(2).any(|w| w[0] == "-f" && w[1] == "jsonl");
     if !jsonl {
@@ -592,11 +595,14 @@ fn library_metrics(args: &[String]) -> (Bleu, Chrf) {
 
 /// Records of a successful JSONL run: the segment records and the final corpus record.
 fn segments_and_final(run: &Run) -> (Vec<Value>, Value) {
+    // Input whose every line is bad fails after its report (issue 18: nothing scored is not
+    // a success).
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let nothing_scored = stderr.contains("error: no line could be scored");
     assert_eq!(
         run.code,
-        Some(0),
-        "stderr: {}",
-        String::from_utf8_lossy(&run.stderr)
+        Some(if nothing_scored { 1 } else { 0 }),
+        "stderr: {stderr}"
     );
     let records: Vec<Value> = std::str::from_utf8(&run.stdout)
         .expect("UTF-8 output")
@@ -1094,7 +1100,9 @@ proptest! {
         json_args.extend(["--input".into(), "jsonl".into()]);
         let tsv = run_once(&tsv_args, &as_tsv(&segs));
         let jsonl = run_once(&json_args, &as_jsonl(&segs));
-        prop_assert_eq!(tsv.code, Some(0), "{}", String::from_utf8_lossy(&tsv.stderr));
+        let stderr = String::from_utf8_lossy(&tsv.stderr);
+        let nothing_scored = stderr.contains("error: no line could be scored");
+        prop_assert_eq!(tsv.code, Some(if nothing_scored { 1 } else { 0 }), "{}", stderr);
         prop_assert!(
             tsv == jsonl,
             "`{}`: TSV and JSONL differ:\nTSV: {:?}\nJSONL: {:?}",

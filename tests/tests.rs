@@ -5,6 +5,7 @@ mod compare;
 mod confidence;
 mod live;
 mod merge;
+mod misuse;
 mod soak;
 
 mod differential;

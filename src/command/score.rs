@@ -82,6 +82,9 @@ pub fn run(config: Config) -> u8 {
             return status::IO;
         }
     };
+    if outcome.output_closed {
+        return status::OK;
+    }
     if let Some(signal) = outcome.stopped_by {
         // Stopped by SIGINT/SIGTERM after finishing every line read: 128 + signal, by
         // convention.
@@ -98,7 +101,22 @@ pub fn run(config: Config) -> u8 {
         diagnostic(&format!("error: {message}"));
         return status::USAGE;
     }
-    fail_under(config.fail_under, &outcome.report)
+    // Nothing scored where a score was asked for (or at all, though lines came): say so and
+    // fail, rather than leave a plausible-looking 0.00 or a bare nan with status 0.
+    let wants_score = config.mode == crate::output::Mode::ScoreOnly || config.fail_under.is_some();
+    // A shard (`--emit stats`) of bad lines only is not an error: its document counts them
+    // and `merge` decides; nor is it under `--on-error skip`, which says bad lines are
+    // expected.
+    let report = &outcome.report;
+    let all_bad = report.segments == 0
+        && report.bad_lines > 0
+        && !config.emit_stats
+        && config.settings.on_error != crate::pipeline::OnError::Skip;
+    if all_bad || (wants_score && !report.has_scores()) {
+        diagnostic(&format!("error: {}", report.why_no_scores()));
+        return status::IO;
+    }
+    fail_under(config.fail_under, report)
 }
 
 /// `--fail-under X`: status 3 (with a diagnostic) when the first metric's final score is

@@ -479,6 +479,11 @@ impl Metric for Bleu {
         })
     }
 
+    /// sacreBLEU warns about tokenized-looking hypotheses (`metrics/base.py`).
+    fn expects_detokenized(&self) -> bool {
+        true
+    }
+
     fn new_totals(&self) -> BleuTotals {
         BleuTotals {
             counts: vec![0; 2 + 2 * self.config.max_ngram_order],

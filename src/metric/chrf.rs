@@ -401,6 +401,11 @@ impl Metric for Chrf {
         })
     }
 
+    /// sacreBLEU warns about tokenized-looking hypotheses (`metrics/base.py`).
+    fn expects_detokenized(&self) -> bool {
+        true
+    }
+
     fn new_totals(&self) -> ChrfTotals {
         ChrfTotals {
             counts: vec![0; 3 * self.orders()],

@@ -46,6 +46,8 @@ pub trait DynMetric: Send + Sync {
     ) -> Result<(), String>;
     /// See [`Metric::columns`].
     fn columns(&self) -> usize;
+    /// See [`Metric::expects_detokenized`].
+    fn expects_detokenized(&self) -> bool;
     /// Empty corpus totals.
     fn new_totals(&self) -> Box<dyn Any + Send>;
     /// Adds entry `index` of `batch` to `totals`.
@@ -125,6 +127,10 @@ impl<M: Metric> DynMetric for M {
 
     fn columns(&self) -> usize {
         Metric::columns(self)
+    }
+
+    fn expects_detokenized(&self) -> bool {
+        Metric::expects_detokenized(self)
     }
 
     fn new_totals(&self) -> Box<dyn Any + Send> {

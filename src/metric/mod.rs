@@ -66,6 +66,11 @@ pub trait Metric: Send + Sync + 'static {
     fn columns(&self) -> usize {
         1
     }
+    /// The reference tool expects detokenized text (sacreBLEU): many hypotheses ending in a
+    /// tokenized period get its warning.
+    fn expects_detokenized(&self) -> bool {
+        false
+    }
     /// Empty totals.
     fn new_totals(&self) -> Self::Totals;
     /// Adds one segment's statistics to the totals.

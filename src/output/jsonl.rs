@@ -62,6 +62,17 @@ pub fn corpus_record(report: &CorpusReport, width: usize, out: &mut Vec<u8>) {
     out.push(b'\n');
 }
 
+/// `-b -f jsonl`: `{"bleu":34.92,"chrf":…}`, each final score at full precision.
+pub fn scores_record(report: &CorpusReport, out: &mut Vec<u8>) {
+    let obj: Map<String, Value> = report
+        .metrics
+        .iter()
+        .map(|m| (m.key.to_owned(), Value::from(m.value)))
+        .collect();
+    serde_json::to_writer(&mut *out, &obj).expect("writing to a Vec cannot fail");
+    out.push(b'\n');
+}
+
 /// A metric's object in a corpus record: its fields, then `signature`, `text` and, with
 /// `--confidence`, the interval.
 pub fn score_object(m: &Score, width: usize) -> Map<String, Value> {

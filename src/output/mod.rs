@@ -52,6 +52,33 @@ pub struct CorpusReport {
     pub note: Option<String>,
 }
 
+impl CorpusReport {
+    /// Every metric has a defined score over at least one segment: what `-b` and
+    /// `--fail-under` need.
+    pub fn has_scores(&self) -> bool {
+        self.segments > 0 && self.metrics.iter().all(|m| !m.value.is_nan())
+    }
+
+    /// Why [`has_scores`](CorpusReport::has_scores) is false, for the error message.
+    pub fn why_no_scores(&self) -> String {
+        if self.segments == 0 {
+            match self.bad_lines {
+                0 => "the input has no segments".to_owned(),
+                1 => "no line could be scored: the one line was bad (see the warning)".to_owned(),
+                n => format!("no line could be scored: all {n} lines were bad (see the warnings)"),
+            }
+        } else {
+            let undefined: Vec<&str> = self
+                .metrics
+                .iter()
+                .filter(|m| m.value.is_nan())
+                .map(|m| m.name.as_str())
+                .collect();
+            format!("the {} score is undefined (NaN)", undefined.join(" and "))
+        }
+    }
+}
+
 /// Renders rows for the workers.
 #[derive(Clone, Copy, Debug)]
 pub struct RowWriter {

@@ -17,6 +17,9 @@ pub enum OutputStream {
         path: PathBuf,
         file: File,
     },
+    /// The reader of the output went away (`| head`): what is still written is dropped, so
+    /// that the final report can still reach stderr.
+    Closed,
 }
 
 impl OutputStream {
@@ -41,6 +44,7 @@ impl Write for OutputStream {
         match self {
             OutputStream::Stdout(s) => s.write(buf),
             OutputStream::File { file, .. } => file.write(buf),
+            OutputStream::Closed => Ok(buf.len()),
         }
     }
 
@@ -48,6 +52,7 @@ impl Write for OutputStream {
         match self {
             OutputStream::Stdout(s) => s.write_all(buf),
             OutputStream::File { file, .. } => file.write_all(buf),
+            OutputStream::Closed => Ok(()),
         }
     }
 
@@ -55,6 +60,7 @@ impl Write for OutputStream {
         match self {
             OutputStream::Stdout(s) => s.flush(),
             OutputStream::File { file, .. } => file.flush(),
+            OutputStream::Closed => Ok(()),
         }
     }
 }
@@ -87,10 +93,25 @@ impl Sink {
         }
     }
 
+    /// The output's reader went away: drop what is still buffered or written from now on.
+    pub fn close_output(&mut self) {
+        let closed = BufWriter::new(OutputStream::Closed);
+        // Dropping the old writer tries to flush it once more; that error is ignored.
+        drop(std::mem::replace(&mut self.out, closed));
+    }
+
     /// Writes a report where it belongs for the mode and format, and to the report files.
     pub fn report(&mut self, report: &CorpusReport) -> io::Result<()> {
         match (self.mode, self.format, report.is_final) {
-            (Mode::ScoreOnly, _, true) => {
+            // No segment, or an undefined score: nothing that could pass for a score (the
+            // command says why and fails).
+            (Mode::ScoreOnly, _, true) if !report.has_scores() => {}
+            (Mode::ScoreOnly, Format::Jsonl, true) => {
+                let mut buf = Vec::new();
+                jsonl::scores_record(report, &mut buf);
+                self.out.write_all(&buf)?;
+            }
+            (Mode::ScoreOnly, Format::Text, true) => {
                 for m in &report.metrics {
                     // sacreBLEU -b --confidence: `34.8 (μ = 34.7 ± 3.0)`.
                     writeln!(self.out, "{}", text::score_only(m, self.width))?;

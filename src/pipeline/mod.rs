@@ -24,6 +24,10 @@ use crate::metric::DynMetric;
 use crate::output::{CorpusReport, Format, RowScratch, RowWriter, Sink};
 use crate::signals::Event;
 
+mod watch;
+
+use watch::Watch;
+
 /// `--on-error`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OnError {
@@ -82,6 +86,8 @@ pub struct Outcome {
     pub stopped_by: Option<i32>,
     /// `--emit stats` could not write exact statistics: why.
     pub stats_error: Option<String>,
+    /// Stdout's reader went away (`| head`); the run stopped there.
+    pub output_closed: bool,
 }
 
 /// What a worker hands the merger for one batch.
@@ -98,6 +104,8 @@ struct Done {
     notes: Vec<(usize, String)>,
     /// Per metric: the statistics of the batch's good records, in order.
     stats: Vec<Box<dyn Any + Send>>,
+    /// Per good record: what the merger's [`Watch`] needs to know ([`watch::flags`]).
+    flags: Vec<u8>,
     fatal: Option<String>,
     restart: Option<String>,
     /// How the batch was framed (the reader's framing when it sent the batch).
@@ -141,8 +149,21 @@ pub fn run(
         }
         drop((batch_rx, done_tx, quit_rx, recycle_tx));
         let mut merger = Merger::new(metrics, settings, resampler);
-        let result = merger.merge(done_rx, &control, sink);
-        let result = result.and_then(|()| merger.finish(sink));
+        let result = match merger.merge(done_rx, &control, sink) {
+            // `| head`: stdout's reader went away. Stop, but still write the final report of
+            // the lines merged so far where it can go (stderr, the report files); the command
+            // exits quietly.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                sink.close_output();
+                let line = merger.segments + merger.bad_lines;
+                merger.note = Some(format!("output closed after line {line}"));
+                merger.finish(sink).map(|mut outcome| {
+                    outcome.output_closed = true;
+                    outcome
+                })
+            }
+            result => result.and_then(|()| merger.finish(sink)),
+        };
         drop(quit_tx);
         result
     })
@@ -177,6 +198,7 @@ fn work(
             bad: Vec::new(),
             notes: Vec::new(),
             stats: metrics.iter().map(|m| m.new_batch(n)).collect(),
+            flags: Vec::with_capacity(n),
             fatal: batch.fatal.take(),
             restart: batch.restart.take(),
             framing,
@@ -194,6 +216,7 @@ fn work(
             match framed {
                 Ok(segment) => {
                     notes.extend(crate::input::byte_order_mark(framing, &segment));
+                    done.flags.push(watch::flags(&segment));
                     settings.rows.segment(
                         line,
                         &segment,
@@ -241,6 +264,9 @@ struct Merger<'a> {
     input_error: Option<String>,
     failed_on_bad_line: bool,
     stopped_by: Option<i32>,
+    watch: Watch,
+    /// Said in the final report (why it ends early).
+    note: Option<String>,
 }
 
 impl<'a> Merger<'a> {
@@ -260,6 +286,8 @@ impl<'a> Merger<'a> {
             input_error: None,
             failed_on_bad_line: false,
             stopped_by: None,
+            watch: Watch::new(metrics.iter().any(|m| m.expects_detokenized())),
+            note: None,
         }
     }
 
@@ -367,10 +395,9 @@ impl<'a> Merger<'a> {
             row_start = row_end;
             if let Some((_, message)) = bad.next_if(|(b, _)| *b == i) {
                 self.bad_lines += 1;
+                self.watch.bad_line();
                 match self.settings.on_error {
-                    OnError::Warn => {
-                        crate::diagnostic::diagnostic(&format!("warning: line {line}: {message}"))
-                    }
+                    OnError::Warn => self.watch.diagnostic("warning", line, message),
                     OnError::Skip => {}
                     OnError::Fail => {
                         crate::diagnostic::diagnostic(&format!("error: line {line}: {message}"));
@@ -385,9 +412,10 @@ impl<'a> Merger<'a> {
                 while let Some((_, note)) = notes.next_if(|(n, _)| *n == i) {
                     // Not a bad line: `fail` warns as `warn` does; only `skip` is silent.
                     if self.settings.on_error != OnError::Skip {
-                        crate::diagnostic::diagnostic(&format!("warning: line {line}: {note}"));
+                        self.watch.diagnostic("warning", line, note);
                     }
                 }
+                self.watch.segment(line, done.flags[good]);
                 for ((m, t), stats) in self.metrics.iter().zip(&mut self.totals).zip(&done.stats) {
                     m.accumulate(t.as_mut(), stats.as_ref(), good);
                 }
@@ -440,8 +468,12 @@ impl<'a> Merger<'a> {
     }
 
     /// Writes the final report and says how the run ended.
-    fn finish(self, sink: &mut Sink) -> io::Result<Outcome> {
-        let report = self.report(true);
+    fn finish(mut self, sink: &mut Sink) -> io::Result<Outcome> {
+        if self.settings.on_error != OnError::Skip {
+            self.watch.finish();
+        }
+        let mut report = self.report(true);
+        report.note = self.note.take();
         sink.report(&report)?;
         let mut stats_error = None;
         // A failed run (a read error, --on-error fail) writes no statistics: merged with the
@@ -472,6 +504,7 @@ impl<'a> Merger<'a> {
             failed_on_bad_line: self.failed_on_bad_line,
             stopped_by: self.stopped_by,
             stats_error,
+            output_closed: false,
         })
     }
 }

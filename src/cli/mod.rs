@@ -1,5 +1,8 @@
 //! Command-line interface: the options (clap) and their translation into run settings.
 
+mod duration;
+pub mod misuse;
+
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -31,7 +34,7 @@ Examples:
   paste hyp ref | bleu-stream                  sentence BLEU per line, corpus BLEU on stderr
   paste hyp ref1 ref2 | bleu-stream -b         just the corpus score (Makefiles)
   bleu-stream -r ref1 -r ref2 hyp              parallel files, like `sacrebleu ref1 ref2 -i hyp`
-  tail -f decoder.log | bleu-stream --every 1000   running corpus score every 1000 lines
+  tail -n +1 -F decoder.log | bleu-stream --every 1000   running score every 1000 lines
   paste hyp ref | bleu-stream --confidence -b  the score with sacreBLEU's bootstrap interval
 
 Subcommands (each with its own --help):
@@ -148,9 +151,9 @@ pub struct Args {
           conflicts_with_all = ["files", "refs_files"])]
     pub follow: Option<PathBuf>,
 
-    /// Write a running corpus report every DURATION (`10s`, `1m`, `500ms`, `2h`; a bare number
-    /// is seconds), whether lines arrive or not.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration,
+    /// Write a running corpus report every DURATION (`10s`, `1m30s`, `500ms`, `2h`; a bare
+    /// number is seconds), whether lines arrive or not.
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse,
           help_heading = "Live monitoring")]
     pub interval: Option<Duration>,
 
@@ -236,30 +239,6 @@ fn parse_bytes(text: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("'{text}' is not a size like 65536, 64K or 16M"))
 }
 
-/// `10s`, `1m`, `500ms`, `2h`, `1.5s`; a bare number is seconds.
-fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' is not a duration like 10s, 1m, 500ms"))?;
-    let seconds = match unit.trim() {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        other => return Err(format!("unknown unit '{other}' (use ms, s, m or h)")),
-    };
-    let duration = Duration::try_from_secs_f64(seconds).map_err(|e| e.to_string())?;
-    if duration < Duration::from_millis(1) {
-        return Err("the interval must be at least 1ms".to_owned());
-    }
-    Ok(duration)
-}
-
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum InputArg {
     Auto,
@@ -324,6 +303,8 @@ pub fn command() -> clap::Command {
 pub fn parse(
     argv: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Result<Config, Result<clap::Error, String>> {
+    let argv: Vec<std::ffi::OsString> = argv.into_iter().collect();
+    misuse::check(&argv).map_err(Err)?;
     let matches = command().try_get_matches_from(argv).map_err(Ok)?;
     let args = Args::from_arg_matches(&matches).map_err(Ok)?;
     args.into_config(&matches).map_err(Err)
@@ -448,18 +429,6 @@ impl Args {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
-        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
-        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
-        assert!(parse_duration("10x").is_err());
-        assert!(parse_duration("s").is_err());
-        assert!(parse_duration("0s").is_err());
-    }
 
     #[test]
     fn refs_and_sizes() {

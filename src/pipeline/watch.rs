@@ -1,0 +1,200 @@
+//! Input that scores, but probably not as the user meant: the merger shows each segment to a
+//! [`Watch`], which says once what looks wrong, and caps repeated diagnostics so that a file of
+//! the wrong shape does not flood the terminal.
+
+use std::collections::HashMap;
+
+use crate::diagnostic::diagnostic;
+use crate::input::Segment;
+
+/// The hypothesis is empty.
+pub const EMPTY_HYP: u8 = 1;
+/// A reference is empty.
+pub const EMPTY_REF: u8 = 2;
+/// The hypothesis ends in a tokenized period (` .`).
+pub const TOKENIZED: u8 = 4;
+
+/// Diagnostics of one kind printed before the rest are only counted.
+pub const DIAGNOSTICS_PER_KIND: u64 = 25;
+
+/// sacreBLEU's threshold for its "tokenized period" warning (`metrics/base.py`): 100
+/// hypotheses that end in ` .`.
+const TOKENIZED_LINES: u64 = 100;
+
+/// Trailing runs of lines with an empty side shorter than this are not reported: a corpus may
+/// well end in one empty hypothesis.
+const TRAILING_RUN: u64 = 2;
+
+/// What the merger needs to know of a segment, computed by the worker that framed it.
+pub fn flags(segment: &Segment<'_>) -> u8 {
+    let mut f = 0;
+    if segment.hyp.is_empty() {
+        f |= EMPTY_HYP;
+    }
+    if segment.refs.iter().any(|r| r.is_empty()) {
+        f |= EMPTY_REF;
+    }
+    // sacreBLEU checks the hypothesis as its CLI read it (right-stripped).
+    if crate::unicode::py_rstrip(&segment.hyp).ends_with(" .") {
+        f |= TOKENIZED;
+    }
+    f
+}
+
+/// The merger's watch over the segments and diagnostics of a run.
+#[derive(Default)]
+pub struct Watch {
+    /// Warn about tokenized-looking hypotheses (a metric that expects detokenized text).
+    detokenized: bool,
+    tokenized: u64,
+    /// The current run of good lines whose hypothesis (or a reference) is empty: its first
+    /// line, its length and which side.
+    run: Option<(u64, u64, u8)>,
+    /// Diagnostics printed and suppressed, by kind, with the first message of the kind.
+    kinds: HashMap<String, (u64, u64, String)>,
+    /// A line with a TAB has been seen (so "no TAB" is not the sacreBLEU layout).
+    segments: u64,
+}
+
+impl Watch {
+    /// A watch; `detokenized`: a metric expects detokenized text.
+    pub fn new(detokenized: bool) -> Watch {
+        Watch {
+            detokenized,
+            ..Watch::default()
+        }
+    }
+
+    /// A good segment at `line` with [`flags`] `f`.
+    pub fn segment(&mut self, line: u64, f: u8) {
+        self.segments += 1;
+        if f & TOKENIZED != 0 && self.detokenized {
+            self.tokenized += 1;
+            if self.tokenized == TOKENIZED_LINES {
+                diagnostic(&format!(
+                    "warning: line {line}: that's {TOKENIZED_LINES} hypotheses that end in a \
+                     tokenized period (' .'): the output looks tokenized, which hurts BLEU and \
+                     chrF on detokenized references (sacreBLEU warns the same); score \
+                     detokenized text"
+                ));
+            }
+        }
+        let side = f & (EMPTY_HYP | EMPTY_REF);
+        self.run = match (self.run, side) {
+            (_, 0) => None,
+            (Some((start, n, s)), side) if s == side => Some((start, n + 1, s)),
+            (_, side) => Some((line, 1, side)),
+        };
+    }
+
+    /// A bad line: breaks a run of empty sides.
+    pub fn bad_line(&mut self) {
+        self.run = None;
+    }
+
+    /// Prints `text` (`warning: line N: message`) unless `DIAGNOSTICS_PER_KIND` of its kind
+    /// were printed already. The kind is the message with its digits left out, so that "3
+    /// fields where…" and "4 fields where…" count together.
+    pub fn diagnostic(&mut self, severity: &str, line: u64, message: &str) {
+        let kind: String = message.chars().filter(|c| !c.is_ascii_digit()).collect();
+        let (printed, suppressed, first) = self.kinds.entry(kind).or_default();
+        if first.is_empty() {
+            message.clone_into(first);
+        }
+        if *printed < DIAGNOSTICS_PER_KIND {
+            *printed += 1;
+            let mut text = format!("{severity}: line {line}: {message}");
+            if self.segments == 0 && *printed == 1 && message.starts_with("no TAB") {
+                text.push_str(
+                    " — no line so far has a TAB: to score a hypothesis file against reference \
+                     files (sacreBLEU's `sacrebleu ref.txt < hyp.txt`), give the references with \
+                     -r: bleu-stream -r ref.txt hyp.txt",
+                );
+            }
+            if *printed == DIAGNOSTICS_PER_KIND {
+                text.push_str(" (further lines like this are counted, not shown)");
+            }
+            diagnostic(&text);
+        } else {
+            *suppressed += 1;
+        }
+    }
+
+    /// At the end of the input: what the watch noticed and has not said yet.
+    pub fn finish(&mut self) {
+        let mut suppressed: Vec<(&String, u64)> = self
+            .kinds
+            .values()
+            .filter(|(_, s, _)| *s > 0)
+            .map(|(_, s, first)| (first, *s))
+            .collect();
+        suppressed.sort();
+        for (first, n) in suppressed {
+            let mut example: String = first.chars().take(60).collect();
+            if example.len() < first.len() {
+                example.push('…');
+            }
+            diagnostic(&format!(
+                "warning: {n} more line{} like \"{example}\" not shown",
+                if n == 1 { "" } else { "s" },
+            ));
+        }
+        if let Some((start, n, side)) = self.run {
+            if n >= TRAILING_RUN {
+                let what = if side & EMPTY_HYP != 0 {
+                    "an empty hypothesis"
+                } else {
+                    "an empty reference"
+                };
+                diagnostic(&format!(
+                    "warning: the last {n} lines, from line {start} on, have {what}: the inputs \
+                     probably differ in length (paste pads the shorter file with empty fields), \
+                     and the score counts those lines; check with `wc -l`, or give the files \
+                     with -r, which stops at a length mismatch"
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trailing_run_of_one_side_is_found() {
+        let mut w = Watch::default();
+        w.segment(1, 0);
+        w.segment(2, EMPTY_HYP);
+        w.segment(3, 0);
+        w.segment(4, EMPTY_HYP);
+        w.segment(5, EMPTY_HYP);
+        assert_eq!(w.run, Some((4, 2, EMPTY_HYP)));
+        w.segment(6, EMPTY_REF);
+        assert_eq!(w.run, Some((6, 1, EMPTY_REF)));
+        w.bad_line();
+        assert_eq!(w.run, None);
+    }
+
+    #[test]
+    fn diagnostics_are_capped_per_kind() {
+        let mut w = Watch::default();
+        for line in 0..100 {
+            w.diagnostic(
+                "warning",
+                line,
+                &format!("{} fields where --refs 1 expects 2", line % 5),
+            );
+        }
+        w.diagnostic("warning", 101, "invalid UTF-8 at byte 3");
+        let counts: Vec<(u64, u64)> = {
+            let mut v: Vec<_> = w.kinds.values().map(|(p, s, _)| (*p, *s)).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            counts,
+            [(1, 0), (DIAGNOSTICS_PER_KIND, 100 - DIAGNOSTICS_PER_KIND)]
+        );
+    }
+}

@@ -1,0 +1,219 @@
+//! Mistakes a user is likely to make, each with its own test (issue 18, part B): they must not
+//! score silently.
+
+use crate::util::{Cmd, Output};
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    Cmd::new().args(args).stdin(stdin).run()
+}
+
+/// `paste hyp ref` of files of different length pads the shorter one: a trailing run of empty
+/// hypotheses (or references) is reported once, naming the line where it starts.
+#[test]
+fn paste_of_files_of_different_length_is_reported() {
+    let mut input = String::new();
+    for i in 0..5 {
+        input.push_str(&format!("a b c {i}\ta b c {i}\n"));
+    }
+    // The hypothesis file had 5 lines, the reference file 8.
+    for i in 5..8 {
+        input.push_str(&format!("\ta b c {i}\n"));
+    }
+    let out = run(&[], &input);
+    out.assert_success();
+    let err = out.stderr_str();
+    assert_eq!(err.matches("probably differ in length").count(), 1, "{err}");
+    assert!(
+        err.contains("the last 3 lines, from line 6 on, have an empty hypothesis"),
+        "{err}"
+    );
+    // The reference file was the shorter one.
+    let input = "a\ta\nb\tb\nc\t\nd\t\n";
+    let err = run(&[], input).stderr_str();
+    assert!(
+        err.contains("from line 3 on, have an empty reference"),
+        "{err}"
+    );
+    // One empty hypothesis at the end, or empty ones in the middle, are not reported.
+    for input in ["a\ta\nb\tb\n\tc\n", "a\ta\n\tb\n\tc\nd\td\n"] {
+        let err = run(&[], input).stderr_str();
+        assert!(!err.contains("differ in length"), "{input:?}: {err}");
+    }
+}
+
+/// sacreBLEU's layout, `bleu-stream ref.txt < hyp.txt`: no line has a TAB. One hint (at -r), not
+/// a flood of warnings, and a failing exit status, since nothing could be scored.
+#[test]
+fn sacrebleu_layout_without_tabs_gets_one_hint_and_fails() {
+    let input: String = (0..200).map(|i| format!("sentence {i}\n")).collect();
+    let out = run(&[], &input);
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    let err = out.stderr_str();
+    assert_eq!(err.matches("-r ref.txt hyp.txt").count(), 1, "{err}");
+    // Capped: 25 diagnostics of the kind, then one summary line.
+    assert_eq!(err.matches("warning: line").count(), 25, "{err}");
+    assert!(err.contains("175 more lines like \"no TAB"), "{err}");
+    assert!(
+        err.contains("200 bad lines"),
+        "the report counts every bad line: {err}"
+    );
+    assert!(
+        err.contains("error: no line could be scored: all 200 lines were bad"),
+        "{err}"
+    );
+    // Rows stay aligned: one (empty) row per line.
+    assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 200);
+}
+
+/// `-b` and `--fail-under` with nothing to score (empty input) or an undefined score: an error
+/// and a failing status, never a bare `0.00` or `nan` with status 0.
+#[test]
+fn score_only_without_a_score_fails() {
+    for args in [&["-b"][..], &["--fail-under", "10"], &["-b", "-f", "jsonl"]] {
+        let out = run(args, "");
+        assert_eq!(out.code, Some(1), "{args:?}: {}", out.describe());
+        assert!(out.stdout.is_empty(), "{args:?}: {}", out.stdout_str());
+        assert!(out
+            .stderr_str()
+            .contains("error: the input has no segments"));
+    }
+    // MATLAB semantics: all-empty candidate and references give NaN.
+    let out = run(&["-b", "-m", "nltk-bleu", "--compat", "matlab"], "\t\n");
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(out.stdout.is_empty(), "{}", out.stdout_str());
+    assert!(
+        out.stderr_str()
+            .contains("MATLAB-BLEU score is undefined (NaN)"),
+        "{}",
+        out.describe()
+    );
+    // A defined score still prints, and `-f jsonl -b` prints JSON.
+    let out = run(&["-b", "-f", "jsonl", "-m", "bleu,chrf"], "a b\ta b\n");
+    out.assert_success();
+    assert_eq!(out.stdout_str(), "{\"bleu\":0.0,\"chrf\":100.0}\n");
+}
+
+/// sacreBLEU's spellings given to the main command: a usage error that shows the bleu-stream
+/// spelling, before anything is read.
+#[test]
+fn sacrebleu_spellings_are_usage_errors() {
+    for (args, hint) in [
+        (&["-tok", "intl"][..], "-t/--tokenize"),
+        (&["-lc"], "-l/--lowercase"),
+        (&["-sl"], "sentence score per input line"),
+        (&["-l", "en-de"], "no language-pair option"),
+        (&["-i", "hyp.txt"], "-r/--ref FILE"),
+        (&["-m", "bleu", "chrf"], "-m bleu,chrf"),
+        (&["--chrf-lowercase"], "-l/--lowercase"),
+    ] {
+        let out = run(args, "a\ta\n");
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.describe());
+        let err = out.stderr_str();
+        assert!(
+            err.starts_with("bleu-stream: error: '")
+                && err.contains("sacreBLEU's spelling")
+                && err.contains(hint),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// sacreBLEU's warning for tokenized-looking output: 100 hypotheses ending in ` .`, once.
+#[test]
+fn tokenized_output_is_warned_about_once() {
+    let input: String = (0..150)
+        .map(|i| format!("word {i} .\tword {i}.\n"))
+        .collect();
+    let out = run(&["-b"], &input);
+    out.assert_success();
+    let err = out.stderr_str();
+    assert_eq!(err.matches("tokenized period").count(), 1, "{err}");
+    assert!(err.contains("line 100:"), "{err}");
+    // NLTK users feed tokenized text on purpose: no warning for the NLTK family.
+    let out = run(&["-b", "-m", "nltk-bleu"], &input);
+    assert!(
+        !out.stderr_str().contains("tokenized"),
+        "{}",
+        out.describe()
+    );
+    // 99 such lines are not enough (sacreBLEU's threshold).
+    let input: String = (0..99)
+        .map(|i| format!("word {i} .\tword {i}.\n"))
+        .collect();
+    assert!(!run(&["-b"], &input).stderr_str().contains("tokenized"));
+}
+
+/// Repeated diagnostics of one kind are capped; the reports and `--on-error fail` still count
+/// every bad line.
+#[test]
+fn repeated_diagnostics_are_capped_but_counted() {
+    let mut input = String::from("a\ta\n");
+    for _ in 0..60 {
+        input.push_str("a\tb\tc\n");
+    }
+    let out = run(&["--refs", "1"], &input);
+    out.assert_success();
+    let err = out.stderr_str();
+    assert_eq!(
+        err.matches("fields where --refs 1 expects 2").count(),
+        26,
+        "{err}"
+    );
+    assert!(err.contains("35 more lines like"), "{err}");
+    assert!(err.contains("1 segment, 60 bad lines"), "{err}");
+    let out = run(&["--refs", "1", "--on-error", "fail"], &input);
+    assert_eq!(out.code, Some(2));
+}
+
+/// `--interval` takes compound durations.
+#[test]
+fn compound_intervals_are_accepted() {
+    run(&["--interval", "1m30s", "-b"], "a\ta\n").assert_success();
+    let out = run(&["--interval", "1m30", "-b"], "a\ta\n");
+    assert_eq!(out.code, Some(2));
+}
+
+/// `bleu-stream … | head -1`: the rows' reader goes away, but the final report of the lines
+/// merged so far still reaches stderr, and the exit is quiet (status 0).
+#[test]
+fn final_report_survives_a_closed_stdout() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(crate::util::BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        for i in 0..200_000 {
+            if writeln!(stdin, "a b c {i}\ta b c {i}").is_err() {
+                break;
+            }
+        }
+    });
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert_eq!(first, "100.00\n");
+    // The stdout pipe is closed here (its reader dropped).
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    writer.join().unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("final report:") && err.contains("output closed after line"),
+        "{err}"
+    );
+    assert!(err.contains("BLEU = 100.00"), "{err}");
+    assert!(!err.contains("error"), "{err}");
+}
