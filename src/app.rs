@@ -16,8 +16,20 @@ pub fn main() -> ExitCode {
     if argv.get(1).is_some_and(|a| a == "compare") {
         return command::compare::main(argv);
     }
+    // Before anything else: a signal that arrives while the options are parsed must not kill
+    // the process (SIGHUP's and SIGUSR1's default action).
+    let signals = match crate::signals::install() {
+        Ok(signals) => signals,
+        Err(e) => {
+            diagnostic(&format!(
+                "error: installing signal handlers: {}",
+                crate::diagnostic::io_message(&e)
+            ));
+            return ExitCode::from(status::IO);
+        }
+    };
     match crate::cli::parse(argv) {
-        Ok(config) => ExitCode::from(command::score::run(config)),
+        Ok(config) => ExitCode::from(command::score::run(config, signals)),
         Err(Ok(e)) => command::clap_exit(e),
         Err(Err(message)) => {
             diagnostic(&format!("error: {message}"));

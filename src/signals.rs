@@ -23,31 +23,51 @@ pub enum Event {
     Reopen,
 }
 
-/// Installs the handlers and starts the thread that forwards signals as events. A second SIGINT
-/// or SIGTERM while a stop is under way ends the process at once (status 128 + signal).
-pub fn spawn(reader: Arc<ReaderState>) -> io::Result<Receiver<Event>> {
-    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP, SIGUSR1])?;
+/// Installs the handlers: from here on a signal is recorded, never the default action (which
+/// for SIGHUP and SIGUSR1 is to terminate). The scoring command calls this first thing, so that
+/// a signal arriving while options are parsed or dictionaries load has its documented effect
+/// once the run starts.
+pub fn install() -> io::Result<Signals> {
+    Signals::new([SIGINT, SIGTERM, SIGHUP, SIGUSR1])
+}
+
+/// Starts the thread that forwards the signals recorded by `signals` as events. Signals that
+/// arrived before (while the options were parsed) are turned into events here, before the
+/// reader starts, so that their effect does not depend on which thread runs first. A second
+/// SIGINT or SIGTERM while a stop is under way ends the process at once (status 128 + signal).
+pub fn spawn(mut signals: Signals, reader: Arc<ReaderState>) -> io::Result<Receiver<Event>> {
     let (tx, rx) = unbounded();
+    let mut stopping = false;
+    for signal in signals.pending() {
+        if let Some(event) = event(signal, &mut stopping, &reader) {
+            let _ = tx.send(event);
+        }
+    }
     thread::Builder::new()
         .name("signals".into())
         .spawn(move || {
-            let mut stopping = false;
             for signal in signals.forever() {
-                let event = match signal {
-                    SIGINT | SIGTERM if stopping => std::process::exit(128 + signal),
-                    SIGINT | SIGTERM => {
-                        stopping = true;
-                        reader.request_stop();
-                        Event::Stop(signal)
+                if let Some(event) = event(signal, &mut stopping, &reader) {
+                    if tx.send(event).is_err() {
+                        break;
                     }
-                    SIGUSR1 => Event::Report,
-                    SIGHUP => Event::Reopen,
-                    _ => continue,
-                };
-                if tx.send(event).is_err() {
-                    break;
                 }
             }
         })?;
     Ok(rx)
+}
+
+/// The event of `signal`; a stop also tells the reader to read no more.
+fn event(signal: i32, stopping: &mut bool, reader: &ReaderState) -> Option<Event> {
+    Some(match signal {
+        SIGINT | SIGTERM if *stopping => std::process::exit(128 + signal),
+        SIGINT | SIGTERM => {
+            *stopping = true;
+            reader.request_stop();
+            Event::Stop(signal)
+        }
+        SIGUSR1 => Event::Report,
+        SIGHUP => Event::Reopen,
+        _ => return None,
+    })
 }

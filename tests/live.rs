@@ -817,3 +817,31 @@ fn a_first_line_of_only_a_tab_frames_the_same_in_any_batch() {
     let second: Value = serde_json::from_str(&second).unwrap();
     assert_eq!(second["type"], "error", "{second}");
 }
+
+/// Signals from the first millisecond (issue 19): a SIGHUP or SIGUSR1 that arrives while the
+/// options are still being parsed (slowed down here by 60,000 arguments; the build before the fix died of SIGUSR1) does not kill the
+/// process (their default action), and a SIGTERM then stops the run as documented: the lines
+/// already read are scored, the final report is written, status 143.
+#[test]
+fn signals_during_start_up_have_their_documented_effect() {
+    let many: Vec<String> = (0..60_000).map(|_| "--weights=1".to_owned()).collect();
+    for (name, code) in [("USR1", Some(0)), ("HUP", Some(0)), ("TERM", Some(143))] {
+        let mut child = Command::new(BIN)
+            .args(&many)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        thread::sleep(Duration::from_millis(20));
+        signal(&child, name);
+        let mut stdin = child.stdin.take().unwrap();
+        // A SIGTERM before the input ends: whatever is read is still scored.
+        let _ = stdin.write_all(b"a b c\ta b c\n");
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), code, "SIG{name}: {err}");
+        assert!(err.contains("final report"), "SIG{name}: {err}");
+    }
+}

@@ -14,7 +14,7 @@ use crate::signals;
 use crate::status;
 
 /// Runs a validated configuration; returns the exit status.
-pub fn run(config: Config) -> u8 {
+pub fn run(config: Config, signals: signal_hook::iterator::Signals) -> u8 {
     let metrics = &config.metrics;
     let resampler = match config.confidence {
         None => None,
@@ -40,7 +40,7 @@ pub fn run(config: Config) -> u8 {
         }
     };
     let reader_state = Arc::new(ReaderState::default());
-    let events = match signals::spawn(Arc::clone(&reader_state)) {
+    let events = match signals::spawn(signals, Arc::clone(&reader_state)) {
         Ok(events) => events,
         Err(e) => {
             diagnostic(&format!(
@@ -82,6 +82,10 @@ pub fn run(config: Config) -> u8 {
             return status::IO;
         }
     };
+    if sink.reports_lost > 0 {
+        // Nowhere to say it (stderr is what failed): the status says it.
+        return status::IO;
+    }
     if outcome.output_closed {
         return status::OK;
     }

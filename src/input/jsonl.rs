@@ -89,6 +89,15 @@ fn syntax_message(e: &serde_json::Error) -> String {
     let what = e.to_string();
     let what = what.split(" at line ").next().unwrap_or(&what);
     let what = what.trim_end_matches('.');
+    // serde's words for `"\ud800"` without its pair ("unexpected end of hex escape", "lone
+    // leading surrogate in hex escape") do not say what is wrong.
+    if what.contains("surrogate") || what.contains("end of hex escape") {
+        return format!(
+            "invalid JSON: a lone surrogate escape (\\ud800 to \\udfff without its pair) is not \
+             a character (column {})",
+            e.column()
+        );
+    }
     format!("invalid JSON: {what} (column {})", e.column())
 }
 
@@ -244,6 +253,14 @@ fn segment(record: Record<'_>, nrefs: Option<usize>) -> Result<Segment<'_>, Stri
             present
         }
     };
+    // The id is echoed as written. serde_json's raw values accept a lone surrogate escape
+    // (`"\ud800"`), which strict JSON parsers (serde_json itself among them) refuse: echoing it
+    // would make the output invalid JSON, so such an id is refused here.
+    if let Some(id) = record.id {
+        if let Err(e) = serde_json::from_str::<serde_json::Value>(id.get()) {
+            return Err(format!("\"id\": {}", syntax_message(&e)));
+        }
+    }
     Ok(Segment {
         hyp: record.hyp,
         refs,

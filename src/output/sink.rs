@@ -77,6 +77,9 @@ pub struct Sink {
     pub report_file: Option<PathBuf>,
     /// `--prometheus`: the latest report in the Prometheus text format, replaced atomically.
     pub prometheus: Option<PathBuf>,
+    /// Reports that could not be written to stderr: the scoring goes on (a closed stderr must
+    /// not stop a daemon), but the run then ends with status 1, not in silence.
+    pub reports_lost: u64,
 }
 
 impl Sink {
@@ -90,6 +93,14 @@ impl Sink {
             line_buffered: false,
             report_file: None,
             prometheus: None,
+            reports_lost: 0,
+        }
+    }
+
+    /// Writes a text report to stderr, counting a failure.
+    fn to_stderr(&mut self, text: &str) {
+        if crate::diagnostic::write_stderr(text.as_bytes()).is_err() {
+            self.reports_lost += 1;
         }
     }
 
@@ -123,7 +134,7 @@ impl Sink {
             // `-b` and `--emit stats` keep stdout for the final result: running reports go
             // to stderr.
             (Mode::ScoreOnly | Mode::Stats, _, false) => {
-                let _ = io::stderr().write_all(text::report(report, self.width).as_bytes());
+                self.to_stderr(&text::report(report, self.width));
             }
             (_, Format::Jsonl, _) => {
                 let mut buf = Vec::new();
@@ -138,7 +149,7 @@ impl Sink {
                 // Text reports never mix with rows on stdout. A closed stderr does not stop
                 // the scoring.
                 self.out.flush()?;
-                let _ = io::stderr().write_all(text::report(report, self.width).as_bytes());
+                self.to_stderr(&text::report(report, self.width));
             }
         }
         if let Some(path) = &self.report_file {
