@@ -98,7 +98,7 @@ impl Sink {
     }
 
     /// Writes a text report to stderr, counting a failure.
-    fn to_stderr(&mut self, text: &str) {
+    fn report_to_stderr(&mut self, text: &str) {
         if crate::diagnostic::write_stderr(text.as_bytes()).is_err() {
             self.reports_lost += 1;
         }
@@ -134,7 +134,7 @@ impl Sink {
             // `-b` and `--emit stats` keep stdout for the final result: running reports go
             // to stderr.
             (Mode::ScoreOnly | Mode::Stats, _, false) => {
-                self.to_stderr(&text::report(report, self.width));
+                self.report_to_stderr(&text::report(report, self.width));
             }
             (_, Format::Jsonl, _) => {
                 let mut buf = Vec::new();
@@ -149,7 +149,7 @@ impl Sink {
                 // Text reports never mix with rows on stdout. A closed stderr does not stop
                 // the scoring.
                 self.out.flush()?;
-                self.to_stderr(&text::report(report, self.width));
+                self.report_to_stderr(&text::report(report, self.width));
             }
         }
         if let Some(path) = &self.report_file {
