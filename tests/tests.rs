@@ -19,3 +19,4 @@ mod conformance_multibleu;
 mod conformance_nltk;
 mod conformance_nltk_gleu_nist_chrf;
 mod conformance_sacrebleu;
+mod conformance_ter;

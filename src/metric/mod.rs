@@ -22,6 +22,7 @@ pub mod options;
 pub mod pymath;
 pub mod registry;
 pub mod score;
+pub mod ter;
 
 pub use dynamic::DynMetric;
 pub use registry::{build, REGISTRY};

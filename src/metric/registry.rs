@@ -8,7 +8,7 @@ use serde::Deserialize as _;
 use serde_json::Value;
 
 use super::options::CommonArgs;
-use super::{bleu, chrf, gleu, mteval_bleu, multi_bleu, nist, nltk_bleu, nltk_chrf};
+use super::{bleu, chrf, gleu, mteval_bleu, multi_bleu, nist, nltk_bleu, nltk_chrf, ter};
 use super::{DynMetric, Metric};
 
 /// What a metric module provides besides [`Metric`]: its name, its options, and how settings
@@ -67,6 +67,7 @@ fn build_from_config<M: Registered>(config: &Value) -> Built {
 pub const REGISTRY: &[Entry] = &[
     entry::<bleu::Bleu>(),
     entry::<chrf::Chrf>(),
+    entry::<ter::Ter>(),
     entry::<nltk_bleu::NltkBleu>(),
     entry::<multi_bleu::MultiBleu>(),
     entry::<nltk_chrf::NltkChrf>(),

@@ -1,0 +1,444 @@
+//! `ter`: sacreBLEU 2.6.0 `TER` (translation edit rate), bit for bit (`SACREBLEU.md` §5).
+//!
+//! A segment's statistics are sacreBLEU's `[best_num_edits, avg_ref_len]`: the fewest edits
+//! over its references (each after sacreBLEU's greedy shifts, [`align`]) and the average
+//! reference length in words. Corpus TER sums them as sacreBLEU's `sum_of_lists` does — the
+//! edits as integers, the average lengths as a sequential float sum — and divides. Beyond
+//! sacreBLEU, the best reference's edits are broken down as tercom reports them: insertions,
+//! deletions, substitutions, shifts and the words shifted.
+//!
+//! Merging shards adds their float sums of average lengths. That gives one run's float exactly
+//! when every average is a multiple of 1/1024 (one, two, four … references) and the sums stay
+//! below 2^40: then no partial sum, in any order, is rounded. Otherwise (three references,
+//! say) the shard sums would round differently, and `--emit stats` refuses.
+
+mod align;
+mod normalize;
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::bleu::SACREBLEU_VERSION;
+use super::options::CommonArgs;
+use super::registry::Registered;
+use super::score::{self, Piece, Score};
+use super::{saved, Metric};
+use crate::input::{RefCounts, Segment};
+
+use align::Aligner;
+pub use align::Edits;
+use normalize::Tercom;
+
+/// `ter`'s own options, with sacreBLEU's names.
+#[derive(clap::Args, Clone, Debug)]
+#[command(next_help_heading = "TER options")]
+pub struct TerArgs {
+    /// ter: keep case (sacreBLEU --ter-case-sensitive); by default TER lowercases, whatever
+    /// --lowercase says.
+    #[arg(long)]
+    pub ter_case_sensitive: bool,
+
+    /// ter: remove punctuation (sacreBLEU --ter-no-punct).
+    #[arg(long)]
+    pub ter_no_punct: bool,
+
+    /// ter: tercom's Asian support: split CJK characters (with --ter-normalized) and remove
+    /// CJK punctuation (with --ter-no-punct) (sacreBLEU --ter-asian-support).
+    #[arg(long)]
+    pub ter_asian_support: bool,
+
+    /// ter: tercom's normalization: XML entities, punctuation split off words (sacreBLEU
+    /// --ter-normalized).
+    #[arg(long)]
+    pub ter_normalized: bool,
+}
+
+/// TER settings; `Default` is sacreBLEU's `TER()`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TerConfig {
+    pub normalized: bool,
+    pub no_punct: bool,
+    pub asian_support: bool,
+    pub case_sensitive: bool,
+}
+
+/// The `ter` metric.
+#[derive(Debug)]
+pub struct Ter {
+    config: TerConfig,
+    tercom: Tercom,
+}
+
+/// Statistics of one segment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TerStats {
+    /// The best reference's edits (the first with the fewest).
+    pub edits: Edits,
+    /// sacreBLEU's `avg_ref_len`: the references' words over their number.
+    pub avg_ref_len: f64,
+    /// The references' words, summed.
+    pub ref_words: u64,
+    pub nrefs: usize,
+}
+
+/// Running corpus totals.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TerTotals {
+    pub num_edits: u64,
+    pub insertions: u64,
+    pub deletions: u64,
+    pub substitutions: u64,
+    pub shifts: u64,
+    pub shifted_words: u64,
+    /// sacreBLEU's sum of the segments' average reference lengths, in input order.
+    pub ref_length: f64,
+    /// No partial sum of `ref_length` was rounded, in any order (see the module docs).
+    pub exact: bool,
+    /// Segments added.
+    pub segments: u64,
+    pub nrefs: RefCounts,
+}
+
+/// Per-worker buffers.
+#[derive(Default)]
+pub struct TerWorkspace {
+    scratch: normalize::Scratch,
+    ids: HashMap<Box<str>, u32>,
+    hyp: Vec<u32>,
+    reference: Vec<u32>,
+    aligner: Aligner,
+}
+
+impl TerWorkspace {
+    /// The words of `line` as ids (one id per distinct word of the segment).
+    fn intern(&mut self, tercom: Tercom, line: &str, reference: bool) {
+        let out = if reference {
+            &mut self.reference
+        } else {
+            &mut self.hyp
+        };
+        out.clear();
+        for word in tercom.words(line, &mut self.scratch) {
+            let next = self.ids.len() as u32;
+            let id = match self.ids.get(word) {
+                Some(&id) => id,
+                None => {
+                    self.ids.insert(word.into(), next);
+                    next
+                }
+            };
+            out.push(id);
+        }
+    }
+}
+
+/// Average lengths that are multiples of this add up exactly in any order (below
+/// [`EXACT_LIMIT`]).
+const EXACT_QUANTUM: f64 = 1024.0;
+/// 2^40.
+const EXACT_LIMIT: f64 = 1_099_511_627_776.0;
+
+impl Ter {
+    /// A TER metric with these settings.
+    pub fn new(config: TerConfig) -> Ter {
+        Ter {
+            config,
+            tercom: Tercom {
+                normalized: config.normalized,
+                no_punct: config.no_punct,
+                asian_support: config.asian_support,
+                case_sensitive: config.case_sensitive,
+            },
+        }
+    }
+
+    /// `TER._compute_segment_statistics` of `hyp` against `refs` (at least one).
+    pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut TerWorkspace) -> TerStats {
+        ws.ids.clear();
+        ws.intern(self.tercom, hyp, false);
+        let mut best: Option<Edits> = None;
+        let mut ref_words = 0u64;
+        for r in refs {
+            ws.intern(self.tercom, r, true);
+            ref_words += ws.reference.len() as u64;
+            let e = align::edits(&ws.hyp, &ws.reference, &mut ws.aligner);
+            // `if num_edits < best_num_edits`: the first reference with the fewest wins.
+            if best.is_none_or(|b| e.total < b.total) {
+                best = Some(e);
+            }
+        }
+        TerStats {
+            edits: best.unwrap_or_default(),
+            // Python's int / int: one correctly rounded division.
+            avg_ref_len: ref_words as f64 / refs.len().max(1) as f64,
+            ref_words,
+            nrefs: refs.len(),
+        }
+    }
+
+    /// `TER._compute_score_from_stats`, in its operation order.
+    pub fn compute(num_edits: u64, ref_length: f64) -> f64 {
+        let score = if ref_length > 0.0 {
+            num_edits as f64 / ref_length
+        } else if num_edits > 0 {
+            // Empty reference(s) and a non-empty hypothesis.
+            1.0
+        } else {
+            0.0
+        };
+        100.0 * score
+    }
+
+    /// sacreBLEU's signature, e.g. `nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.6.0`.
+    pub fn signature(&self, nrefs: &str) -> String {
+        let yes = |b: bool| if b { "yes" } else { "no" };
+        let c = &self.config;
+        format!(
+            "nrefs:{nrefs}|case:{}|tok:tercom|norm:{}|punct:{}|asian:{}|version:{SACREBLEU_VERSION}",
+            if c.case_sensitive { "mixed" } else { "lc" },
+            yes(c.normalized),
+            yes(!c.no_punct),
+            yes(c.asian_support),
+        )
+    }
+}
+
+/// The JSON record of a sentence TER score: sacreBLEU's statistics and tercom's breakdown.
+#[derive(Serialize)]
+pub struct TerRecord {
+    pub score: f64,
+    pub num_edits: u64,
+    pub ref_length: f64,
+    pub insertions: u64,
+    pub deletions: u64,
+    pub substitutions: u64,
+    pub shifts: u64,
+    pub shifted_words: u64,
+}
+
+impl Registered for Ter {
+    const NAME: &'static str = "ter";
+    const SUMMARY: &'static str = "sacreBLEU 2.6.0 TER";
+    type Args = TerArgs;
+
+    fn config_from_args(_: &CommonArgs, args: TerArgs) -> Result<TerConfig, String> {
+        Ok(TerConfig {
+            normalized: args.ter_normalized,
+            no_punct: args.ter_no_punct,
+            asian_support: args.ter_asian_support,
+            case_sensitive: args.ter_case_sensitive,
+        })
+    }
+
+    fn new(config: TerConfig) -> Result<Ter, String> {
+        Ok(Ter::new(config))
+    }
+}
+
+impl Metric for Ter {
+    type Stats = TerStats;
+    type Totals = TerTotals;
+    type Workspace = TerWorkspace;
+    type Config = TerConfig;
+    type Sentence = TerRecord;
+
+    fn key(&self) -> &'static str {
+        "ter"
+    }
+
+    fn config(&self) -> &TerConfig {
+        &self.config
+    }
+
+    fn segment_stats(&self, segment: &Segment<'_>, ws: &mut TerWorkspace) -> TerStats {
+        segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
+    }
+
+    fn sentence_scores(&self, stats: &TerStats, out: &mut Vec<f64>) -> Result<(), String> {
+        out.push(Ter::compute(stats.edits.total, stats.avg_ref_len));
+        Ok(())
+    }
+
+    fn sentence(&self, stats: &TerStats) -> Result<TerRecord, String> {
+        let e = &stats.edits;
+        Ok(TerRecord {
+            score: Ter::compute(e.total, stats.avg_ref_len),
+            num_edits: e.total,
+            ref_length: stats.avg_ref_len,
+            insertions: e.insertions,
+            deletions: e.deletions,
+            substitutions: e.substitutions,
+            shifts: e.shifts,
+            shifted_words: e.shifted_words,
+        })
+    }
+
+    /// sacreBLEU warns about tokenized-looking hypotheses (`metrics/base.py`).
+    fn expects_detokenized(&self) -> bool {
+        true
+    }
+
+    fn new_totals(&self) -> TerTotals {
+        TerTotals {
+            exact: true,
+            ..TerTotals::default()
+        }
+    }
+
+    fn add(&self, t: &mut TerTotals, s: &TerStats) {
+        let e = &s.edits;
+        t.num_edits += e.total;
+        t.insertions += e.insertions;
+        t.deletions += e.deletions;
+        t.substitutions += e.substitutions;
+        t.shifts += e.shifts;
+        t.shifted_words += e.shifted_words;
+        // `total[i] += ll[i]`, in input order.
+        t.ref_length += s.avg_ref_len;
+        t.exact &= (s.avg_ref_len * EXACT_QUANTUM).fract() == 0.0 && t.ref_length < EXACT_LIMIT;
+        t.segments += 1;
+        t.nrefs.add(s.nrefs);
+    }
+
+    fn save_totals(&self, t: &TerTotals) -> Value {
+        serde_json::to_value(t).expect("numbers serialize")
+    }
+
+    fn merge_saved(&self, t: &mut TerTotals, saved: &Value) -> Result<(), String> {
+        let o: TerTotals =
+            TerTotals::deserialize(saved).map_err(|e| format!("TER statistics: {e}"))?;
+        if !(o.ref_length.is_finite() && o.ref_length >= 0.0) {
+            return Err("TER statistics: ref_length is not a non-negative number".to_owned());
+        }
+        let parts = o
+            .insertions
+            .checked_add(o.deletions)
+            .and_then(|x| x.checked_add(o.substitutions))
+            .and_then(|x| x.checked_add(o.shifts));
+        if parts != Some(o.num_edits) || o.shifted_words < o.shifts {
+            return Err(
+                "TER statistics: the edit breakdown does not add up to num_edits".to_owned(),
+            );
+        }
+        let add = |a: &mut u64, b: u64| -> Result<(), String> {
+            *a = a
+                .checked_add(b)
+                .ok_or("TER statistics: sum overflows 64 bits")?;
+            Ok(())
+        };
+        add(&mut t.num_edits, o.num_edits)?;
+        add(&mut t.insertions, o.insertions)?;
+        add(&mut t.deletions, o.deletions)?;
+        add(&mut t.substitutions, o.substitutions)?;
+        add(&mut t.shifts, o.shifts)?;
+        add(&mut t.shifted_words, o.shifted_words)?;
+        add(&mut t.segments, o.segments)?;
+        t.ref_length += o.ref_length;
+        t.exact &= o.exact && t.ref_length < EXACT_LIMIT;
+        t.nrefs.merge(saved::field(saved, "nrefs")?);
+        Ok(())
+    }
+
+    fn totals_refusal(&self, t: &TerTotals) -> Option<String> {
+        (!t.exact).then(|| {
+            "ter: sacreBLEU sums the average reference lengths in floating point, and with \
+             these numbers of references (not 1, 2, 4, …) that sum is rounded, so shard sums \
+             would round differently from one run"
+                .to_owned()
+        })
+    }
+
+    /// Resampling: `[edits, 2520 × avg_ref_len]` (2520 = lcm(1..10), exact for up to ten
+    /// references; the interval is a statistical estimate either way).
+    fn vector_len(&self) -> Option<usize> {
+        Some(2)
+    }
+
+    fn stats_vector(&self, s: &TerStats, out: &mut [u64]) {
+        out[0] = s.edits.total;
+        out[1] = (s.avg_ref_len * 2520.0).round() as u64;
+    }
+
+    fn score_vector(&self, sums: &[u64]) -> f64 {
+        Ter::compute(sums[0], sums[1] as f64 / 2520.0)
+    }
+
+    fn score(&self, t: &TerTotals) -> Score {
+        let value = Ter::compute(t.num_edits, t.ref_length);
+        let fields = score::fields(&TerRecord {
+            score: value,
+            num_edits: t.num_edits,
+            ref_length: t.ref_length,
+            insertions: t.insertions,
+            deletions: t.deletions,
+            substitutions: t.substitutions,
+            shifts: t.shifts,
+            shifted_words: t.shifted_words,
+        });
+        let line = vec![Piece::Text("TER = ".to_owned()), Piece::Score(value)];
+        let signature = self.signature(&t.nrefs.signature_value());
+        Score::new("ter", "TER".to_owned(), value, signature, fields, line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sentence(h: &str, refs: &[&str], config: TerConfig) -> (f64, TerStats) {
+        let ter = Ter::new(config);
+        let s = ter.stats(h, refs, &mut TerWorkspace::default());
+        (Ter::compute(s.edits.total, s.avg_ref_len), s)
+    }
+
+    #[test]
+    fn scores_and_breakdown() {
+        let (score, s) = sentence("the cat sat", &["the cat sat"], TerConfig::default());
+        assert_eq!(score, 0.0);
+        assert_eq!(s.avg_ref_len, 3.0);
+        let (score, s) = sentence("sat the cat", &["The cat sat"], TerConfig::default());
+        assert_eq!(s.edits.total, 1);
+        assert_eq!(s.edits.shifts, 1);
+        assert_eq!(score, 100.0 / 3.0);
+        // Several references: the fewest edits, the average length.
+        let (_, s) = sentence("a b c", &["a b c d e", "x y"], TerConfig::default());
+        assert_eq!((s.edits.total, s.avg_ref_len), (2, 3.5));
+        // Empty reference: every hypothesis word, and TER 100.
+        let (score, _) = sentence("a b", &[""], TerConfig::default());
+        assert_eq!(score, 100.0);
+        let (score, _) = sentence("", &[""], TerConfig::default());
+        assert_eq!(score, 0.0);
+    }
+
+    #[test]
+    fn signatures() {
+        let t = Ter::new(TerConfig::default());
+        assert_eq!(
+            t.signature("1"),
+            "nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.6.0"
+        );
+        let t = Ter::new(TerConfig {
+            normalized: true,
+            no_punct: true,
+            asian_support: true,
+            case_sensitive: true,
+        });
+        assert_eq!(
+            t.signature("2"),
+            "nrefs:2|case:mixed|tok:tercom|norm:yes|punct:no|asian:yes|version:2.6.0"
+        );
+    }
+
+    #[test]
+    fn thirds_are_not_mergeable_halves_are() {
+        let ter = Ter::new(TerConfig::default());
+        let mut ws = TerWorkspace::default();
+        let mut t = ter.new_totals();
+        ter.add(&mut t, &ter.stats("a", &["a b", "a"], &mut ws));
+        assert!(ter.totals_refusal(&t).is_none());
+        ter.add(&mut t, &ter.stats("a", &["a b", "a", "a"], &mut ws));
+        assert!(ter.totals_refusal(&t).is_some());
+    }
+}
