@@ -2,7 +2,7 @@
 """Reference side of the differential test (tests/differential.rs).
 
 Generates random cases from a seed and scores them with the real tools — sacreBLEU 2.6.0 (BLEU,
-chrF, chrF++) and NLTK 3.10.4 (sentence_bleu/corpus_bleu; sentence_chrf/corpus_chrf,
+chrF, chrF++, TER with random options) and NLTK 3.10.4 (sentence_bleu/corpus_bleu; sentence_chrf/corpus_chrf,
 sentence_gleu/corpus_gleu and sentence_nist/corpus_nist) — and prints one JSON object per case on
 stdout:
 
@@ -176,8 +176,12 @@ def guarded(f):
         return {"error": type(e).__name__}
 
 
+def ter_fields(s):
+    return {"score": num(s.score), "num_edits": s.num_edits, "ref_length": num(s.ref_length)}
+
+
 def sacrebleu_case(rng, cid):
-    from sacrebleu.metrics import BLEU, CHRF
+    from sacrebleu.metrics import BLEU, CHRF, TER
 
     segs = case_segments(rng)
     tok = rng.choice(["13a", "13a", "intl", "zh", "char", "none"])
@@ -193,7 +197,9 @@ def sacrebleu_case(rng, cid):
     whitespace = rng.random() < 0.2
     eps = rng.random() < 0.2
 
-    args = ["-m", "bleu,chrf", "--tokenize", tok, "-s", smooth, "--max-ngram-order", str(order),
+    ter_kw = dict(normalized=rng.random() < 0.3, no_punct=rng.random() < 0.3,
+                  asian_support=rng.random() < 0.3, case_sensitive=rng.random() < 0.3)
+    args = ["-m", "bleu,chrf,ter", "--tokenize", tok, "-s", smooth, "--max-ngram-order", str(order),
             "--chrf-char-order", str(char_order), "--chrf-word-order", str(word_order),
             "--chrf-beta", str(beta)]
     if smooth_value is not None:
@@ -204,6 +210,11 @@ def sacrebleu_case(rng, cid):
         args.append("--chrf-whitespace")
     if eps:
         args.append("--chrf-eps-smoothing")
+    for key, flag in [("normalized", "--ter-normalized"), ("no_punct", "--ter-no-punct"),
+                      ("asian_support", "--ter-asian-support"),
+                      ("case_sensitive", "--ter-case-sensitive")]:
+        if ter_kw[key]:
+            args.append(flag)
 
     bleu_kw = dict(tokenize=tok, lowercase=lc, smooth_method=smooth, smooth_value=smooth_value,
                    max_ngram_order=order)
@@ -215,17 +226,25 @@ def sacrebleu_case(rng, cid):
                  "refs": [None if r is None else r.rstrip() for r in s["refs"]]} for s in segs]
     sent_bleu = BLEU(effective_order=True, **bleu_kw)
     sent_chrf = CHRF(**chrf_kw)
+    sent_ter = TER(**ter_kw)
     sentence_rows = []
     for s in segs_ref:
         refs = [r for r in s["refs"] if r is not None]
         sentence_rows.append({
             "bleu": guarded(lambda: bleu_fields(sent_bleu.sentence_score(s["hyp"], refs))),
             "chrf": guarded(lambda: {"score": num(sent_chrf.sentence_score(s["hyp"], refs).score)}),
+            "ter": guarded(lambda: ter_fields(sent_ter.sentence_score(s["hyp"], refs))),
         })
     hyps = [s["hyp"] for s in segs_ref]
     streams = [[s["refs"][i] for s in segs_ref] for i in range(len(segs_ref[0]["refs"]))]
     bleu = BLEU(effective_order=False, **bleu_kw)
     chrf = CHRF(**chrf_kw)
+    ter = TER(**ter_kw)
+
+    def corpus_ter():
+        out = ter_fields(ter.corpus_score(hyps, streams))
+        out["signature"] = ter.get_signature().format()
+        return out
 
     def corpus_bleu():
         out = bleu_fields(bleu.corpus_score(hyps, streams))
@@ -237,7 +256,8 @@ def sacrebleu_case(rng, cid):
         return {"score": num(score.score), "signature": chrf.get_signature().format()}
 
     return {"id": cid, "args": args, "segments": segs, "sentence": sentence_rows,
-            "corpus": {"bleu": guarded(corpus_bleu), "chrf": guarded(corpus_chrf)}}
+            "corpus": {"bleu": guarded(corpus_bleu), "chrf": guarded(corpus_chrf),
+                       "ter": guarded(corpus_ter)}}
 
 
 def nltk_case(rng, cid):

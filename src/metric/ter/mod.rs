@@ -108,24 +108,48 @@ pub struct TerWorkspace {
     ids: HashMap<Box<str>, u32>,
     hyp: Vec<u32>,
     reference: Vec<u32>,
+    /// A normalized reference's words joined by spaces, for its second pass.
+    joined: String,
     aligner: Aligner,
 }
 
 impl TerWorkspace {
     /// The words of `line` as ids (one id per distinct word of the segment).
+    ///
+    /// sacreBLEU tokenizes a reference twice: `_cache_references` preprocesses it, and
+    /// `TER._extract_reference_info` preprocesses the result again. Only the normalization is
+    /// not idempotent (`,,1b` becomes `, ,1b`, then `, , 1b`: the comma before a digit is split
+    /// off only once the comma before it is), so a normalized reference goes through it a
+    /// second time, as its words joined by spaces (sacreBLEU's `" ".join`).
     fn intern(&mut self, tercom: Tercom, line: &str, reference: bool) {
-        let out = if reference {
-            &mut self.reference
-        } else {
-            &mut self.hyp
-        };
+        let Self {
+            scratch,
+            ids,
+            hyp,
+            reference: ref_ids,
+            joined,
+            ..
+        } = self;
+        let out = if reference { ref_ids } else { hyp };
         out.clear();
-        for word in tercom.words(line, &mut self.scratch) {
-            let next = self.ids.len() as u32;
-            let id = match self.ids.get(word) {
+        let line = if reference && tercom.normalized {
+            joined.clear();
+            for (i, w) in tercom.words(line, scratch).enumerate() {
+                if i > 0 {
+                    joined.push(' ');
+                }
+                joined.push_str(w);
+            }
+            joined.as_str()
+        } else {
+            line
+        };
+        for word in tercom.words(line, scratch) {
+            let next = ids.len() as u32;
+            let id = match ids.get(word) {
                 Some(&id) => id,
                 None => {
-                    self.ids.insert(word.into(), next);
+                    ids.insert(word.into(), next);
                     next
                 }
             };
@@ -401,14 +425,33 @@ mod tests {
         let (score, s) = sentence("sat the cat", &["The cat sat"], TerConfig::default());
         assert_eq!(s.edits.total, 1);
         assert_eq!(s.edits.shifts, 1);
-        assert_eq!(score, 100.0 / 3.0);
-        // Several references: the fewest edits, the average length.
+        assert_eq!(score, 33.33333333333333); // sacreBLEU: 1 / 3 * 100
+                                              // Several references: the fewest edits, the average length.
         let (_, s) = sentence("a b c", &["a b c d e", "x y"], TerConfig::default());
         assert_eq!((s.edits.total, s.avg_ref_len), (2, 3.5));
         // Empty reference: every hypothesis word, and TER 100.
         let (score, _) = sentence("a b", &[""], TerConfig::default());
         assert_eq!(score, 100.0);
         let (score, _) = sentence("", &[""], TerConfig::default());
+        assert_eq!(score, 0.0);
+    }
+
+    /// Regression: sacreBLEU normalizes a reference twice (`_cache_references`, then
+    /// `_extract_reference_info`), and tercom's normalization is not idempotent. sacreBLEU
+    /// 2.6.0 itself gives `,,1b` against `,,1b` TER 66.67 (2 edits) and `, , 1b` TER 0.
+    #[test]
+    fn normalized_reference_is_normalized_twice() {
+        let norm = TerConfig {
+            normalized: true,
+            ..TerConfig::default()
+        };
+        let (score, s) = sentence(",,1b", &[",,1b"], norm);
+        assert_eq!((s.edits.total, s.avg_ref_len), (2, 3.0));
+        assert_eq!(score, 66.66666666666666);
+        let (score, _) = sentence(", , 1b", &[",,1b"], norm);
+        assert_eq!(score, 0.0);
+        // The hypothesis is normalized once only.
+        let (score, _) = sentence(": % , . 1b1", &[":%,.1b1"], norm);
         assert_eq!(score, 0.0);
     }
 
