@@ -8,6 +8,7 @@ Subcommands:
   compare-corpus REF OUT        the corpus score strings must be identical.
   compare-sentence REF OUT      row-by-row, after rounding both to 1 decimal.
   compare-chrf REF OUT          like compare-corpus (corpus chrF score strings).
+  compare-ter REF OUT           like compare-corpus (corpus TER score strings).
   sgm HYP REF DIR               mteval-v13a.pl input: DIR/{src,ref,tst}.sgm wrapping the lines
                                 verbatim, one document (the source set is a copy of HYP).
   table RUNS_TSV BASELINE       aggregate the per-run measurements (best wall, max RSS) and
@@ -155,7 +156,7 @@ def main():
     m = sub.add_parser("measure")
     m.add_argument("-o", required=True)
     m.add_argument("cmd", nargs=argparse.REMAINDER)
-    for name in ("compare-corpus", "compare-sentence", "compare-chrf"):
+    for name in ("compare-corpus", "compare-sentence", "compare-chrf", "compare-ter"):
         c = sub.add_parser(name)
         c.add_argument("ref")
         c.add_argument("out")
@@ -172,6 +173,7 @@ def main():
         "compare-corpus": cmd_compare_corpus,
         "compare-sentence": cmd_compare_sentence,
         "compare-chrf": cmd_compare_corpus,
+        "compare-ter": cmd_compare_corpus,
         "sgm": cmd_sgm,
         "table": cmd_table,
     }[args.sub](args)

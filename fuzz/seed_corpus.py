@@ -80,7 +80,9 @@ def write(target, seeds):
     d = os.path.join(HERE, "corpus", target)
     os.makedirs(d, exist_ok=True)
     for old in os.listdir(d):
-        os.remove(os.path.join(d, old))
+        # Hand-added regression inputs (regression-*) stay.
+        if not old.startswith("regression-"):
+            os.remove(os.path.join(d, old))
     kept = 0
     for s in seeds:
         s = s[:MAX_SEED]
@@ -131,6 +133,18 @@ def main():
         body = "\n".join("\t".join([h, *rs]) for h, rs in chunk)
         metrics.append(bytes([rng.randrange(256) for _ in range(8)]) + body.encode())
     write("metrics", metrics)
+
+    # ter: flag byte (bits: normalized, no_punct, asian_support, case_sensitive), then the
+    # hypothesis and its references by TAB, from the TER sentence vectors.
+    ter = []
+    for r in records("sacrebleu/ter/ter_sentence.jsonl"):
+        p = r["params"]
+        flags = sum(bit for key, bit in (("normalized", 1), ("no_punct", 2),
+                                         ("asian_support", 4), ("case_sensitive", 8)) if p.get(key))
+        for i, h in enumerate(r["hyps"]):
+            refs = [stream[i] for stream in r["refs"] if stream[i] is not None]
+            ter.append(bytes([flags]) + "\t".join([h, *refs]).encode())
+    write("ter", rng.sample(ter, min(PER_TARGET, len(ter))))
 
 
 if __name__ == "__main__":

@@ -4,13 +4,14 @@
 //! Layout, following the design card: [`input`] frames lines into segments, [`tokenize`] and
 //! [`ngram`] turn text into n-gram ids, [`metric`] computes statistics and scores, [`pipeline`]
 //! runs reader, workers and merger, [`output`] renders rows and reports, [`stats`] writes and
-//! merges the statistics of shards, [`cli`] and [`app`] wire the command line to all of it.
+//! merges the statistics of shards, [`gate`] is `--fail-under`/`--fail-over`, [`cli`] and [`app`] wire the command line to all of it.
 
 pub mod app;
 pub mod cli;
 pub mod command;
 pub mod confidence;
 pub mod diagnostic;
+pub mod gate;
 pub mod input;
 pub mod metric;
 pub mod ngram;

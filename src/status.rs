@@ -6,5 +6,5 @@ pub const OK: u8 = 0;
 pub const IO: u8 = 1;
 /// Usage error, or a bad line under `--on-error fail`.
 pub const USAGE: u8 = 2;
-/// The final score is below `--fail-under`.
+/// The final score is below `--fail-under` or above `--fail-over`.
 pub const FAIL_UNDER: u8 = 3;

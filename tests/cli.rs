@@ -366,6 +366,39 @@ fn fail_under_sets_exit_status_3() {
     );
 }
 
+/// TER is better when lower: `--fail-over` gates it, and a gate that points the wrong way for
+/// the first metric is a usage error, not a silently inverted check.
+#[test]
+fn fail_over_gates_ter_and_wrong_direction_is_a_usage_error() {
+    // sacreBLEU 2.6.0: TER().corpus_score(...) of TSV = 46.15384615384615.
+    let out = run(&["-m", "ter", "-b", "--fail-over", "46.2"], TSV);
+    assert_eq!(out.code, Some(0), "{}", out.stderr_str());
+    assert_eq!(out.stdout_str(), "46.15\n");
+    let out = run(&["-m", "ter", "-b", "--fail-over", "46.1"], TSV);
+    assert_eq!(out.code, Some(3));
+    assert!(
+        out.stderr_str()
+            .contains("TER 46.15384615384615 is above --fail-over 46.1"),
+        "{}",
+        out.stderr_str()
+    );
+    let out = run(&["-m", "ter", "-b", "--fail-under", "50"], TSV);
+    assert_eq!(out.code, Some(2));
+    assert!(
+        out.stderr_str().contains("ter is better when lower")
+            && out.stderr_str().contains("use --fail-over 50"),
+        "{}",
+        out.stderr_str()
+    );
+    assert_eq!(out.stdout_str(), "");
+    let out = run(&["-b", "--fail-over", "50"], TSV);
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr_str().contains("use --fail-under 50"));
+    // The first metric decides: BLEU first, TER second.
+    let out = run(&["-m", "bleu,ter", "-b", "--fail-under", "60.4"], TSV);
+    assert_eq!(out.code, Some(3));
+}
+
 #[test]
 fn usage_and_file_errors() {
     let out = run(&["--tokenize", "nope"], "");

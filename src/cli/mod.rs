@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
 
+use crate::gate::Gate;
 use crate::input::reader::Source;
 use crate::input::{InputFormat, Refs, Utf8Policy};
 use crate::metric::options::CommonArgs;
@@ -42,7 +43,8 @@ Subcommands (each with its own --help):
   bleu-stream compare -r REF -i BASE SYS...    paired significance tests (--paired-bs/-ar)
 
 Exit status: 0 success; 1 input or output failure (including streams of different length); \
-2 usage error, or a bad line with --on-error fail; 3 final score below --fail-under; \
+2 usage error, or a bad line with --on-error fail; 3 final score below --fail-under (above \
+--fail-over); \
 130/143 stopped by SIGINT/SIGTERM after finishing the lines already read.
 
 See bleu-stream(1) for the output formats and every option.";
@@ -126,9 +128,15 @@ pub struct Args {
     #[arg(short, long, value_enum, default_value_t = FormatArg::Text, value_name = "FORMAT")]
     pub format: FormatArg,
 
-    /// Exit with status 3 when the final score of the first metric is below X.
+    /// Exit with status 3 when the final score of the first metric is below X (metrics that
+    /// are better when higher: all but TER).
     #[arg(long, value_name = "X")]
     pub fail_under: Option<f64>,
+
+    /// Exit with status 3 when the final score of the first metric is above X (metrics that
+    /// are better when lower: TER).
+    #[arg(long, value_name = "X")]
+    pub fail_over: Option<f64>,
 
     /// What to do with a bad line: warn (diagnostic, empty row), skip (empty row only), or fail
     /// (diagnostic, final report for the lines before, exit status 2).
@@ -160,7 +168,7 @@ pub struct Args {
     /// Write the summed statistics of everything read, one JSON document on stdout, instead of
     /// rows and scores, for `bleu-stream merge` to sum with other shards'.
     #[arg(long, value_name = "WHAT", value_parser = ["stats"], help_heading = "Scaling out",
-          conflicts_with_all = ["score_only", "corpus_only", "fail_under"])]
+          conflicts_with_all = ["score_only", "corpus_only", "fail_under", "fail_over"])]
     pub emit: Option<String>,
 
     /// Number of the first input line, for a shard of a larger input: rows, diagnostics and the
@@ -280,7 +288,8 @@ pub struct Config {
     pub mode: Mode,
     pub width: usize,
     pub line_buffered: bool,
-    pub fail_under: Option<f64>,
+    /// `--fail-under` / `--fail-over`.
+    pub gate: Gate,
     /// `--follow FILE`.
     pub follow: Option<PathBuf>,
     /// `--output FILE` (stdout without).
@@ -339,9 +348,6 @@ impl Args {
         if stdin_uses.count() > 1 {
             return Err("standard input ('-') can be read only once".to_owned());
         }
-        if self.fail_under.is_some_and(f64::is_nan) {
-            return Err("--fail-under needs a number".to_owned());
-        }
         let format = match self.format {
             FormatArg::Text => Format::Text,
             FormatArg::Jsonl => Format::Jsonl,
@@ -367,6 +373,13 @@ impl Args {
             .filter(|m| !m.is_empty())
             .collect();
         let metrics = registry::build(&metric_names, &self.common, matches)?;
+        let gate = Gate {
+            under: self.fail_under,
+            over: self.fail_over,
+        };
+        if let Some(first) = metrics.first() {
+            gate.check(first.key(), first.lower_is_better())?;
+        }
         Ok(Config {
             sources,
             ref_files,
@@ -404,7 +417,7 @@ impl Args {
             width,
             line_buffered: self.line_buffered
                 || (self.output.is_none() && std::io::stdout().is_terminal()),
-            fail_under: self.fail_under,
+            gate,
             follow: self.follow,
             output: self.output,
             report_file: self.report_file,

@@ -12,6 +12,7 @@ use serde_json::{Deserializer, Value};
 use crate::cli::FormatArg;
 use crate::diagnostic::diagnostic;
 use crate::diagnostic::io_message;
+use crate::gate::Gate;
 use crate::output::{Format, Mode, OutputStream, Sink};
 use crate::stats::Merged;
 use crate::status;
@@ -30,7 +31,7 @@ own first lines.
 
 Exit status: 0 success; 1 a FILE cannot be read or output cannot be written; 2 usage error, or \
 documents that are malformed, differ in settings or cannot be merged exactly; 3 final score \
-below --fail-under.";
+below --fail-under (above --fail-over).";
 
 /// `bleu-stream merge`'s options.
 #[derive(Parser, Debug)]
@@ -62,12 +63,18 @@ pub struct MergeArgs {
 
     /// Write the merged statistics as one stats document instead of the report.
     #[arg(long, value_name = "WHAT", value_parser = ["stats"],
-          conflicts_with_all = ["score_only", "fail_under"])]
+          conflicts_with_all = ["score_only", "fail_under", "fail_over"])]
     pub emit: Option<String>,
 
-    /// Exit with status 3 when the score of the first metric is below X.
+    /// Exit with status 3 when the score of the first metric is below X (metrics that are
+    /// better when higher: all but TER).
     #[arg(long, value_name = "X")]
     pub fail_under: Option<f64>,
+
+    /// Exit with status 3 when the score of the first metric is above X (metrics that are
+    /// better when lower: TER).
+    #[arg(long, value_name = "X")]
+    pub fail_over: Option<f64>,
 }
 
 /// Runs `bleu-stream merge` (`args` includes the program name and `merge`).
@@ -83,6 +90,10 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 
 fn run(args: &MergeArgs) -> u8 {
     let width = args.width as usize;
+    let gate = Gate {
+        under: args.fail_under,
+        over: args.fail_over,
+    };
     let merged = match read_all(args) {
         Ok(merged) => merged,
         Err((code, message)) => {
@@ -90,6 +101,12 @@ fn run(args: &MergeArgs) -> u8 {
             return code;
         }
     };
+    if let Some(first) = merged.metrics.first() {
+        if let Err(message) = gate.check(first.key(), first.lower_is_better()) {
+            diagnostic(&format!("error: {message}"));
+            return status::USAGE;
+        }
+    }
     let mut out = io::BufWriter::new(io::stdout());
     if args.emit.is_some() {
         let doc = match merged.document() {
@@ -125,7 +142,7 @@ fn run(args: &MergeArgs) -> u8 {
     if code != status::OK {
         return code;
     }
-    super::score::fail_under(args.fail_under, &report)
+    gate.status(&report)
 }
 
 fn finish_write(result: io::Result<()>) -> u8 {

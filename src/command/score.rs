@@ -107,7 +107,7 @@ pub fn run(config: Config, signals: signal_hook::iterator::Signals) -> u8 {
     }
     // Nothing scored where a score was asked for (or at all, though lines came): say so and
     // fail, rather than leave a plausible-looking 0.00 or a bare nan with status 0.
-    let wants_score = config.mode == crate::output::Mode::ScoreOnly || config.fail_under.is_some();
+    let wants_score = config.mode == crate::output::Mode::ScoreOnly || config.gate.is_set();
     // A shard (`--emit stats`) of bad lines only is not an error: its document counts them
     // and `merge` decides; nor is it under `--on-error skip`, which says bad lines are
     // expected.
@@ -120,23 +120,7 @@ pub fn run(config: Config, signals: signal_hook::iterator::Signals) -> u8 {
         diagnostic(&format!("error: {}", report.why_no_scores()));
         return status::IO;
     }
-    fail_under(config.fail_under, report)
-}
-
-/// `--fail-under X`: status 3 (with a diagnostic) when the first metric's final score is
-/// below X, 0 otherwise.
-pub fn fail_under(threshold: Option<f64>, report: &crate::output::CorpusReport) -> u8 {
-    if let (Some(threshold), Some(first)) = (threshold, report.metrics.first()) {
-        // A NaN score (MATLAB semantics on empty input) is not "at least X" either.
-        if first.value.is_nan() || first.value < threshold {
-            diagnostic(&format!(
-                "{} {} is below --fail-under {threshold}",
-                first.name, first.value
-            ));
-            return status::FAIL_UNDER;
-        }
-    }
-    status::OK
+    config.gate.status(report)
 }
 
 /// Opens every input stream before anything is written, so a missing file is reported at once.

@@ -48,6 +48,8 @@ pub trait DynMetric: Send + Sync {
     fn columns(&self) -> usize;
     /// See [`Metric::expects_detokenized`].
     fn expects_detokenized(&self) -> bool;
+    /// See [`Metric::lower_is_better`].
+    fn lower_is_better(&self) -> bool;
     /// Empty corpus totals.
     fn new_totals(&self) -> Box<dyn Any + Send>;
     /// Adds entry `index` of `batch` to `totals`.
@@ -127,6 +129,10 @@ impl<M: Metric> DynMetric for M {
 
     fn columns(&self) -> usize {
         Metric::columns(self)
+    }
+
+    fn lower_is_better(&self) -> bool {
+        Metric::lower_is_better(self)
     }
 
     fn expects_detokenized(&self) -> bool {

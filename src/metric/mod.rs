@@ -72,6 +72,10 @@ pub trait Metric: Send + Sync + 'static {
     fn expects_detokenized(&self) -> bool {
         false
     }
+    /// The metric is better when lower (TER): `--fail-over` gates it, not `--fail-under`.
+    fn lower_is_better(&self) -> bool {
+        false
+    }
     /// Empty totals.
     fn new_totals(&self) -> Self::Totals;
     /// Adds one segment's statistics to the totals.

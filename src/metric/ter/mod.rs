@@ -299,6 +299,11 @@ impl Metric for Ter {
         })
     }
 
+    /// An edit rate: fewer edits are better, so `--fail-over` gates it.
+    fn lower_is_better(&self) -> bool {
+        true
+    }
+
     /// sacreBLEU warns about tokenized-looking hypotheses (`metrics/base.py`).
     fn expects_detokenized(&self) -> bool {
         true
