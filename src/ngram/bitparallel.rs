@@ -26,7 +26,7 @@
 
 use crate::tokenize::{TokenKey, Tokens};
 
-use super::token_hash;
+use super::table::token_hash;
 
 /// The bits of a mask of token positions: `u64` or `u128`.
 pub trait Mask:
@@ -308,8 +308,8 @@ fn kernel<M: Mask, const N: usize>(unigram: &[M], matches: &mut Vec<u64>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::clip::{clipped_matches_indexed, ClipWorkspace};
     use super::super::tests::Rng;
-    use super::super::{clipped_matches_indexed, ClipWorkspace};
     use super::*;
 
     fn tokens(words: &[&str]) -> Tokens {

@@ -1,0 +1,261 @@
+//! A segment's NIST statistics: its tokenized references, its matched hypothesis n-grams and
+//! NLTK `sentence_nist` (computed on the worker).
+
+use crate::metric::pymath::PyError;
+use crate::ngram::{NgramIds, NgramIndex, ABSENT};
+use crate::tokenize::mteval::MtevalScratch;
+use crate::tokenize::Tokens;
+
+use super::nltk::{nltk_corpus_nist, SegView, TermEnds};
+use super::table::order_start;
+use super::{Nist, NistTokenize, LN2};
+
+/// A matched hypothesis n-gram of a segment: where it occurs in a reference, and its clipped
+/// count `min(count in hyp, max count in one reference)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Match {
+    pub(super) reference: u32,
+    pub(super) order: u32,
+    pub(super) position: u32,
+    pub(super) count: u32,
+}
+
+impl Match {
+    /// Index of the n-gram among its reference's ids, orders concatenated ([`order_start`]).
+    pub(super) fn location(&self, refs: &[Tokens]) -> usize {
+        let len = refs[self.reference as usize].len();
+        order_start(len, self.order as usize) + self.position as usize
+    }
+}
+
+/// Statistics of one segment.
+#[derive(Clone, Debug)]
+pub struct NistStats {
+    /// NLTK `sentence_nist` of the segment, or what NLTK raises.
+    pub sentence: Result<f64, PyError>,
+    /// The tokenized references, for the merger to intern.
+    pub(super) refs: Vec<Tokens>,
+    pub(super) hyp_len: u64,
+    /// Distinct matched hypothesis n-grams, orders ascending, first occurrence first.
+    pub(super) matches: Vec<Match>,
+    /// NLTK's per-order, per-reference overlap lists: entries `k` and `k + 1` of `term_ends`
+    /// bound the terms of list `k = (i − 1)·R + r` (order i, reference r); a term is (index into
+    /// `matches`, clipped count against that reference alone), in the hypothesis'
+    /// first-occurrence order.
+    pub(super) term_ends: Vec<u32>,
+    pub(super) terms: Vec<(u32, u32)>,
+}
+
+/// Per-worker buffers (all dense arrays are all zero / false between segments).
+#[derive(Default)]
+pub struct NistWorkspace {
+    pub(super) scratch: MtevalScratch,
+    pub(super) hyp: Tokens,
+    pub(super) refs: Vec<Tokens>,
+    pub(super) index: NgramIndex,
+    pub(super) hyp_ids: NgramIds,
+    pub(super) ref_ids: Vec<NgramIds>,
+    /// By segment-local id.
+    pub(super) freq: Vec<u32>,
+    pub(super) hyp_count: Vec<u32>,
+    pub(super) ref_count: Vec<u32>,
+    pub(super) ref_max: Vec<u32>,
+    pub(super) seen: Vec<bool>,
+    /// First occurrence (reference, order, position) and match index, valid where set.
+    pub(super) location: Vec<(u32, u32, u32)>,
+    pub(super) match_index: Vec<u32>,
+    pub(super) info: Vec<f64>,
+    pub(super) match_info: Vec<f64>,
+}
+
+impl Nist {
+    pub(super) fn tokenize(&self, line: &str, scratch: &mut MtevalScratch, out: &mut Tokens) {
+        match self.config.tokenize {
+            NistTokenize::Mteval(tok) => tok.tokenize(line, scratch, out),
+            NistTokenize::Split => {
+                out.clear();
+                out.extend_split(line);
+            }
+        }
+    }
+
+    /// Segment statistics of `hyp` against `refs` (at least one reference).
+    pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut NistWorkspace) -> NistStats {
+        let n_max = self.config.order;
+        let nrefs = refs.len();
+        self.tokenize(hyp, &mut ws.scratch, &mut ws.hyp);
+        if ws.refs.len() < nrefs {
+            ws.refs.resize_with(nrefs, Tokens::default);
+            ws.ref_ids.resize_with(nrefs, NgramIds::default);
+        }
+        for (r, out) in refs.iter().zip(&mut ws.refs) {
+            self.tokenize(r, &mut ws.scratch, out);
+        }
+        // Order 1 is always indexed (the index needs it to build higher orders).
+        let top = n_max.max(1);
+        ws.index.clear();
+        for r in 0..nrefs {
+            ws.index.index(&ws.refs[r], top, &mut ws.ref_ids[r]);
+        }
+        ws.index.lookup(&ws.hyp, top, &mut ws.hyp_ids);
+        let ids = ws.index.num_ids();
+        if ws.freq.len() < ids {
+            ws.freq.resize(ids, 0);
+            ws.hyp_count.resize(ids, 0);
+            ws.ref_count.resize(ids, 0);
+            ws.ref_max.resize(ids, 0);
+            ws.seen.resize(ids, false);
+            ws.location.resize(ids, (0, 0, 0));
+            ws.match_index.resize(ids, 0);
+            ws.info.resize(ids, 0.0);
+        }
+        let ref_ids = &ws.ref_ids[..nrefs];
+        let hyp_ids = &ws.hyp_ids;
+        let words: u64 = ws.refs[..nrefs].iter().map(|r| r.len() as u64).sum();
+
+        // Reference counts: summed (NLTK's weights), maximum per reference (clipping), and the
+        // first location of every n-gram.
+        for (r, ids) in ref_ids.iter().enumerate() {
+            for n in 1..=n_max {
+                for (i, &g) in ids.order(n).iter().enumerate() {
+                    let g = g as usize;
+                    if ws.freq[g] == 0 {
+                        ws.location[g] = (r as u32, n as u32, i as u32);
+                    }
+                    ws.freq[g] += 1;
+                    ws.ref_count[g] += 1;
+                }
+            }
+            for n in 1..=n_max {
+                for &g in ids.order(n) {
+                    let c = std::mem::take(&mut ws.ref_count[g as usize]);
+                    ws.ref_max[g as usize] = ws.ref_max[g as usize].max(c);
+                }
+            }
+        }
+        // NLTK's information weights from this segment's references alone:
+        // log(C(prefix) / C(g)) / log(2), W for unigrams.
+        for ids in ref_ids {
+            for n in 1..=n_max {
+                let grams = ids.order(n);
+                for (i, &g) in grams.iter().enumerate() {
+                    let numerator = if n == 1 {
+                        words
+                    } else {
+                        u64::from(ws.freq[ids.order(n - 1)[i] as usize])
+                    };
+                    ws.info[g as usize] =
+                        (numerator as f64 / f64::from(ws.freq[g as usize])).ln() / LN2;
+                }
+            }
+        }
+
+        // Distinct matched hypothesis n-grams (mteval's clipping), first occurrence first.
+        for n in 1..=n_max {
+            for &g in hyp_ids.order(n) {
+                if g != ABSENT {
+                    ws.hyp_count[g as usize] += 1;
+                }
+            }
+        }
+        let mut matches = Vec::new();
+        for n in 1..=n_max {
+            for &g in hyp_ids.order(n) {
+                if g == ABSENT || ws.seen[g as usize] {
+                    continue;
+                }
+                ws.seen[g as usize] = true;
+                let m = ws.hyp_count[g as usize].min(ws.ref_max[g as usize]);
+                if m > 0 {
+                    let (reference, order, position) = ws.location[g as usize];
+                    ws.match_index[g as usize] = matches.len() as u32;
+                    matches.push(Match {
+                        reference,
+                        order,
+                        position,
+                        count: m,
+                    });
+                }
+            }
+        }
+        for n in 1..=n_max {
+            for &g in hyp_ids.order(n) {
+                if g != ABSENT {
+                    ws.seen[g as usize] = false;
+                }
+            }
+        }
+        // NLTK's overlap lists: per order, per reference, clipped against that reference only.
+        let mut term_ends = Vec::with_capacity(n_max * nrefs + 1);
+        term_ends.push(0u32);
+        let mut terms = Vec::new();
+        for n in 1..=n_max {
+            for ids in ref_ids {
+                for &g in ids.order(n) {
+                    ws.ref_count[g as usize] += 1;
+                }
+                for &g in hyp_ids.order(n) {
+                    if g == ABSENT || ws.seen[g as usize] {
+                        continue;
+                    }
+                    ws.seen[g as usize] = true;
+                    let c = ws.hyp_count[g as usize].min(ws.ref_count[g as usize]);
+                    if c > 0 {
+                        terms.push((ws.match_index[g as usize], c));
+                    }
+                }
+                for &g in hyp_ids.order(n) {
+                    if g != ABSENT {
+                        ws.seen[g as usize] = false;
+                    }
+                }
+                for &g in ids.order(n) {
+                    ws.ref_count[g as usize] = 0;
+                }
+                term_ends.push(terms.len() as u32);
+            }
+        }
+        // The row: sentence_nist, weights of the segment's own references.
+        ws.match_info.clear();
+        for m in &matches {
+            let g = ref_ids[m.reference as usize].order(m.order as usize)[m.position as usize];
+            ws.match_info.push(ws.info[g as usize]);
+        }
+        let ref_lens: Vec<u32> = ws.refs[..nrefs].iter().map(|r| r.len() as u32).collect();
+        let hyp_len = ws.hyp.len() as u64;
+        let sentence = nltk_corpus_nist(
+            n_max,
+            1,
+            |_| SegView {
+                hyp_len,
+                ref_lens: &ref_lens,
+                term_ends: TermEnds::Local(&term_ends),
+                terms: &terms,
+            },
+            |k| ws.match_info[k as usize],
+        );
+
+        // Leave the dense arrays all zero for the next segment.
+        for ids in ref_ids {
+            for n in 1..=n_max {
+                for &g in ids.order(n) {
+                    ws.freq[g as usize] = 0;
+                    ws.ref_max[g as usize] = 0;
+                }
+            }
+        }
+        for &g in hyp_ids.all() {
+            if g != ABSENT {
+                ws.hyp_count[g as usize] = 0;
+            }
+        }
+        NistStats {
+            sentence,
+            refs: ws.refs[..nrefs].to_vec(),
+            hyp_len,
+            matches,
+            term_ends,
+            terms,
+        }
+    }
+}
