@@ -2,13 +2,13 @@
 //! and chooses the exit status.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::cli::Config;
 use crate::diagnostic::{diagnostic, io_message};
-use crate::input::reader::{LineReader, Plan, ReaderState};
-use crate::output::{OutputStream, Sink};
+use crate::input::reader::{LineReader, Plan, ReaderState, Source};
+use crate::output::{report_file, OutputStream, Sink};
 use crate::pipeline::{self, Control};
 use crate::signals;
 use crate::status;
@@ -31,6 +31,10 @@ pub fn run(config: Config, signals: signal_hook::iterator::Signals) -> u8 {
             diagnostic(&format!("error: --emit stats: {why}"));
             return status::USAGE;
         }
+    }
+    if let Err(message) = check_outputs(&config) {
+        diagnostic(&format!("error: {message}"));
+        return status::USAGE;
     }
     let plan = match open(&config) {
         Ok(plan) => plan,
@@ -121,6 +125,42 @@ pub fn run(config: Config, signals: signal_hook::iterator::Signals) -> u8 {
         return status::IO;
     }
     config.gate.status(report)
+}
+
+/// Refuses, before anything is read or written, report files that cannot be replaced safely
+/// (a FIFO, device or directory at the path) and any output that is an input (writing there
+/// would destroy what is being read).
+fn check_outputs(config: &Config) -> Result<(), String> {
+    for path in [&config.report_file, &config.prometheus]
+        .into_iter()
+        .flatten()
+    {
+        report_file::check(path)?;
+    }
+    let outputs: Vec<&Path> = [&config.output, &config.report_file, &config.prometheus]
+        .into_iter()
+        .flatten()
+        .map(PathBuf::as_path)
+        .collect();
+    let inputs: Vec<(String, Option<(u64, u64)>)> = config
+        .sources
+        .iter()
+        .chain(&config.ref_files)
+        .map(|s| match s {
+            Source::Stdin => (s.name(), report_file::stdin_id()),
+            Source::File(p) => (s.name(), report_file::file_id(p)),
+        })
+        .chain(
+            config
+                .follow
+                .iter()
+                .map(|p| (p.display().to_string(), report_file::file_id(p))),
+        )
+        .collect();
+    match report_file::same_file(&outputs, &inputs) {
+        Some(message) => Err(message),
+        None => Ok(()),
+    }
 }
 
 /// Opens every input stream before anything is written, so a missing file is reported at once.

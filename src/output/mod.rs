@@ -5,6 +5,7 @@
 
 pub mod jsonl;
 pub mod prometheus;
+pub mod report_file;
 mod sink;
 pub mod text;
 

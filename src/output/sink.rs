@@ -5,7 +5,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Stdout, Write};
 use std::path::{Path, PathBuf};
 
-use super::{jsonl, prometheus, text, CorpusReport, Format, Mode};
+use super::{jsonl, prometheus, report_file, text, CorpusReport, Format, Mode};
 use crate::diagnostic::diagnostic;
 
 /// The main output stream: standard output, or a file that SIGHUP reopens.
@@ -174,15 +174,10 @@ impl Sink {
     }
 }
 
-/// Replaces `path` atomically (write a temporary file beside it, then rename), so that a reader
-/// never sees a half-written report. Failure is a warning: it must not stop the scoring.
+/// Replaces a report file (see [`report_file`]). Failure is a warning: it must not stop the
+/// scoring.
 fn replace_file(path: &Path, contents: &[u8]) {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp.{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    let result = std::fs::write(&tmp, contents).and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
+    if let Err(e) = report_file::replace(path, contents) {
         diagnostic(&format!(
             "warning: cannot write {}: {}",
             path.display(),

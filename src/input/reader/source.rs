@@ -1,0 +1,308 @@
+//! Input streams ([`Source`]) and the per-stream line reader ([`LineReader`]).
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{io_message, ReaderState};
+
+/// Read buffer size per stream.
+pub(super) const READ_SIZE: usize = 128 * 1024;
+
+/// An input stream: standard input or a named file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Stdin,
+    File(PathBuf),
+}
+
+impl Source {
+    /// `-` is standard input.
+    pub fn from_arg(arg: &str) -> Source {
+        if arg == "-" {
+            Source::Stdin
+        } else {
+            Source::File(PathBuf::from(arg))
+        }
+    }
+
+    /// The name used in messages.
+    pub fn name(&self) -> String {
+        match self {
+            Source::Stdin => "<stdin>".to_owned(),
+            Source::File(p) => p.display().to_string(),
+        }
+    }
+
+    /// Opens the stream as a [`LineReader`]; the error message names it.
+    pub fn reader(&self) -> Result<LineReader, String> {
+        let inner = self.open()?;
+        let regular = match self {
+            Source::Stdin => stdin_is_regular_file(),
+            Source::File(p) => std::fs::metadata(p).is_ok_and(|m| m.is_file()),
+        };
+        let mut reader = LineReader::new(inner, self.name());
+        reader.may_block = !regular;
+        Ok(reader)
+    }
+
+    /// Opens the stream; the error message names it.
+    pub fn open(&self) -> Result<Box<dyn Read + Send>, String> {
+        match self {
+            Source::Stdin => Ok(Box::new(io::stdin())),
+            Source::File(p) => match File::open(p) {
+                Ok(f) => Ok(Box::new(f)),
+                Err(e) => Err(format!("{}: {}", p.display(), io_message(&e))),
+            },
+        }
+    }
+}
+
+/// True when standard input is a regular file (`< file`): reading it never waits for a writer.
+#[cfg(unix)]
+fn stdin_is_regular_file() -> bool {
+    use std::os::fd::AsFd;
+    io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .ok()
+        .and_then(|fd| File::from(fd).metadata().ok())
+        .is_some_and(|m| m.is_file())
+}
+
+#[cfg(not(unix))]
+fn stdin_is_regular_file() -> bool {
+    false
+}
+
+/// Reads lines from one stream with its own buffer, knowing whether a complete line is buffered.
+pub struct LineReader {
+    inner: Box<dyn Read + Send>,
+    name: String,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Offset (from `start`) of the next `\n` if already found.
+    newline: Option<usize>,
+    eof: bool,
+    /// Bytes read from `inner` so far (to notice a followed file shrinking).
+    offset: u64,
+    /// `--follow`: at the end of the data a partial last line is kept, not returned: the writer
+    /// may still be writing it.
+    follow: bool,
+    pub(super) state: Option<Arc<ReaderState>>,
+    /// `--max-line-bytes`: a longer line is skipped, never buffered whole.
+    max_line: usize,
+    /// Bytes of the current over-long line skipped so far.
+    skipping: Option<u64>,
+    /// A stop was requested when more input was needed: no more read calls; what is buffered
+    /// after the last complete line is dropped (a line is read once its `\n` has been read).
+    halted: bool,
+    /// A read may wait for a writer (not a regular file): the reader marks itself waiting
+    /// around it (see [`ReaderState`]).
+    pub(super) may_block: bool,
+    /// `--follow`: the last (up to [`TAIL`]) bytes read, to notice a file rewritten in place.
+    pub(super) tail: Vec<u8>,
+}
+
+/// `--follow`: bytes before the read position checked to notice a rewritten file.
+pub(super) const TAIL: usize = 64;
+
+/// One line as read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// The line without its `\n` and one trailing `\r`.
+    Text(&'a [u8]),
+    /// A line over the maximum length, skipped; its length in bytes.
+    TooLong(u64),
+}
+
+impl LineReader {
+    pub fn new(inner: Box<dyn Read + Send>, name: String) -> LineReader {
+        LineReader {
+            inner,
+            name,
+            buf: vec![0; READ_SIZE],
+            start: 0,
+            end: 0,
+            newline: None,
+            eof: false,
+            offset: 0,
+            follow: false,
+            state: None,
+            max_line: usize::MAX,
+            skipping: None,
+            halted: false,
+            may_block: true,
+            tail: Vec::new(),
+        }
+    }
+
+    /// Lines longer than `bytes` are skipped (and reported as [`Line::TooLong`]).
+    pub fn max_line(mut self, bytes: usize) -> LineReader {
+        self.max_line = bytes;
+        self
+    }
+
+    /// A reader that keeps a partial last line at the end of the data (see [`Self::resume`]).
+    pub fn following(mut self) -> LineReader {
+        self.follow = true;
+        self
+    }
+
+    /// After the end of the data: try reading again (the followed file may have grown).
+    pub fn resume(&mut self) {
+        self.eof = false;
+    }
+
+    /// The bytes after the last complete line (a line still being written), taken.
+    pub fn take_partial(&mut self) -> Option<Vec<u8>> {
+        self.skipping = None;
+        if self.start < self.end && !self.find_newline() {
+            let line = strip_cr(&self.buf[self.start..self.end]).to_vec();
+            self.start = self.end;
+            Some(line)
+        } else {
+            None
+        }
+    }
+
+    /// Bytes read from the stream so far.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The stream's name, for messages.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// True when the next [`next_line`](Self::next_line) will not need to read (and so cannot
+    /// block): a complete line is buffered, or the stream has ended (or halted).
+    pub fn has_line(&mut self) -> bool {
+        self.find_newline() || (self.eof && (!self.follow || self.halted))
+    }
+
+    /// True when the reader stopped reading because a stop was requested (not at the end of
+    /// the stream): [`next_line`](Self::next_line) returned `None` for that reason.
+    pub fn halted(&self) -> bool {
+        self.halted
+    }
+
+    /// `--follow`: true when the bytes before the read position in `file` are still the ones
+    /// read there (up to [`TAIL`] of them), i.e. the file was not rewritten under the reader.
+    #[cfg(unix)]
+    pub(super) fn tail_matches(&self, file: &File) -> bool {
+        use std::os::unix::fs::FileExt;
+        let mut now = vec![0; self.tail.len()];
+        let at = self.offset - self.tail.len() as u64;
+        file.read_exact_at(&mut now, at).is_ok() && now == self.tail
+    }
+
+    #[cfg(not(unix))]
+    pub(super) fn tail_matches(&self, _file: &File) -> bool {
+        true
+    }
+
+    fn find_newline(&mut self) -> bool {
+        if self.newline.is_none() {
+            self.newline = memchr::memchr(b'\n', &self.buf[self.start..self.end]);
+        }
+        self.newline.is_some()
+    }
+
+    /// The next line, or `None` at the end.
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        loop {
+            if self.find_newline() {
+                let nl = self.newline.take().expect("found above");
+                let line = self.start..self.start + nl;
+                self.start += nl + 1;
+                if let Some(skipped) = self.skipping.take() {
+                    return Ok(Some(Line::TooLong(skipped + nl as u64)));
+                }
+                if nl > self.max_line {
+                    return Ok(Some(Line::TooLong(nl as u64)));
+                }
+                return Ok(Some(Line::Text(strip_cr(&self.buf[line]))));
+            }
+            if self.end - self.start > self.max_line {
+                // Over the limit and no end in sight: drop what is buffered, remember how much.
+                *self.skipping.get_or_insert(0) += (self.end - self.start) as u64;
+                self.start = self.end;
+            }
+            if self.eof && !self.follow && !self.halted {
+                let rest = (self.end - self.start) as u64;
+                if let Some(skipped) = self.skipping.take() {
+                    self.start = self.end;
+                    return Ok(Some(Line::TooLong(skipped + rest)));
+                }
+                if rest > 0 {
+                    let line = self.start..self.end;
+                    self.start = self.end;
+                    return Ok(Some(Line::Text(strip_cr(&self.buf[line]))));
+                }
+                return Ok(None);
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            self.fill()?;
+        }
+    }
+
+    pub(super) fn fill(&mut self) -> io::Result<()> {
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.buf.len() - self.end < READ_SIZE / 2 {
+            // A line longer than the buffer: grow it.
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        let waits = self.may_block.then_some(self.state.as_deref()).flatten();
+        if let Some(state) = &self.state {
+            if state.stop_requested() {
+                // Stopping: read no more. What is buffered after the last complete line is
+                // dropped: a line is read once its `\n` has been read.
+                self.halted = true;
+                self.eof = true;
+                return Ok(());
+            }
+        }
+        if let Some(state) = waits {
+            state.set_waiting(true);
+        }
+        let result = loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break Ok(());
+                }
+                Ok(n) => {
+                    if self.follow {
+                        let read = &self.buf[self.end..self.end + n];
+                        let keep = TAIL.saturating_sub(n).min(self.tail.len());
+                        self.tail.drain(..self.tail.len() - keep);
+                        self.tail.extend_from_slice(&read[n.saturating_sub(TAIL)..]);
+                    }
+                    self.end += n;
+                    self.offset += n as u64;
+                    break Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => break Err(e),
+            }
+        };
+        if let Some(state) = waits {
+            state.set_waiting(false);
+        }
+        result
+    }
+}
+
+fn strip_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}

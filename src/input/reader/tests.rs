@@ -1,0 +1,349 @@
+//! The reader's unit tests.
+
+use std::io::Read;
+
+use super::batch::{MAX_RECORDS, RECYCLE_BYTES};
+use super::source::{READ_SIZE, TAIL};
+use super::*;
+use crossbeam_channel::unbounded;
+
+fn reader(data: &'static [u8]) -> LineReader {
+    LineReader::new(Box::new(data), "test".to_owned())
+}
+
+fn collect(plan: Plan) -> Vec<Batch> {
+    let (tx, rx) = unbounded();
+    run(plan, tx, crossbeam_channel::never(), Arc::default());
+    rx.into_iter().collect()
+}
+
+fn records(batches: &[Batch]) -> Vec<Vec<String>> {
+    let mut all = Vec::new();
+    let mut fields = Vec::new();
+    for b in batches {
+        for i in 0..b.len() {
+            b.fields(i, &mut fields);
+            all.push(
+                fields
+                    .iter()
+                    .map(|f| String::from_utf8_lossy(f).into_owned())
+                    .collect(),
+            );
+        }
+    }
+    all
+}
+
+#[test]
+fn lines_end_at_newline_cr_is_dropped_last_line_counts() {
+    let mut r = reader(b"a\r\nb\rc\n\nlast");
+    let mut lines = Vec::new();
+    while let Some(Line::Text(l)) = r.next_line().unwrap() {
+        lines.push(l.to_vec());
+    }
+    assert_eq!(lines, [&b"a"[..], b"b\rc", b"", b"last"]);
+}
+
+#[test]
+fn long_lines_grow_the_buffer() {
+    let long: &'static [u8] = Box::leak(vec![b'x'; READ_SIZE * 3].into_boxed_slice());
+    let mut r = reader(long);
+    match r.next_line().unwrap().unwrap() {
+        Line::Text(l) => assert_eq!(l.len(), READ_SIZE * 3),
+        Line::TooLong(_) => panic!("no limit was set"),
+    }
+    assert!(r.next_line().unwrap().is_none());
+}
+
+#[test]
+fn auto_detects_jsonl_after_empty_lines() {
+    let plan = Plan::Lines {
+        sources: vec![reader(b"\n  {\"hyp\":\"a\",\"ref\":\"a\"}\n")],
+        format: InputFormat::Auto,
+        refs: Refs::Unknown,
+    };
+    let batches = collect(plan);
+    assert_eq!(
+        batches.last().unwrap().framing,
+        Some(Framing::Jsonl { refs: None })
+    );
+    assert_eq!(records(&batches).len(), 2);
+}
+
+#[test]
+fn a_blank_line_with_a_tab_decides_tsv_and_the_number_of_references() {
+    // Regression: a first line of only a TAB used to wait for the next non-blank line, so
+    // its framing (and whether it was bad) depended on where the batch ended.
+    let plan = Plan::Lines {
+        sources: vec![reader(b"\t\r\na\tb\tc\n")],
+        format: InputFormat::Auto,
+        refs: Refs::Unknown,
+    };
+    let batches = collect(plan);
+    assert_eq!(
+        batches[0].framing,
+        Some(Framing::Tsv {
+            refs: Refs::AsLine { line: 1, count: 1 }
+        })
+    );
+    // A blank line without a TAB still decides nothing.
+    let plan = Plan::Lines {
+        sources: vec![reader(b" \n{\"hyp\":\"a\",\"ref\":\"a\"}\n")],
+        format: InputFormat::Auto,
+        refs: Refs::Unknown,
+    };
+    let batches = collect(plan);
+    assert_eq!(batches[0].framing, Some(Framing::Jsonl { refs: None }));
+}
+
+#[test]
+fn files_are_read_one_after_the_other() {
+    let plan = Plan::Lines {
+        sources: vec![reader(b"a\tb\nc\td"), reader(b"e\tf\n")],
+        format: InputFormat::Tsv,
+        refs: Refs::Unknown,
+    };
+    let batches = collect(plan);
+    assert_eq!(
+        records(&batches),
+        [vec!["a\tb"], vec!["c\td"], vec!["e\tf"]]
+    );
+    assert_eq!(batches[0].first_line, 1);
+}
+
+#[test]
+fn parallel_streams_in_lockstep_and_length_mismatch() {
+    let named = |data: &'static [u8], name: &str| LineReader::new(Box::new(data), name.to_owned());
+    let plan = Plan::Parallel {
+        streams: vec![named(b"h1\nh2\nh3\nh4", "hyp"), named(b"r1\nr2\n", "ref")],
+    };
+    let batches = collect(plan);
+    // Every line of the longer stream is a record, bad, with empty fields for the missing.
+    assert_eq!(
+        records(&batches),
+        [["h1", "r1"], ["h2", "r2"], ["h3", ""], ["h4", ""]]
+    );
+    let bad: Vec<_> = batches
+        .iter()
+        .flat_map(|b| {
+            b.bad
+                .iter()
+                .map(move |(i, m)| (b.first_line + *i as u64, m))
+        })
+        .collect();
+    let message = "no reference: ref ended after line 2".to_owned();
+    assert_eq!(bad, [(3, &message), (4, &message)]);
+    let fatal = batches.last().unwrap().fatal.clone().unwrap();
+    assert_eq!(fatal, "hyp and ref have different lengths (4 and 2 lines)");
+    // Three streams, the hypothesis shortest: every stream that ended is named.
+    let plan = Plan::Parallel {
+        streams: vec![
+            named(b"h1\n", "hyp"),
+            named(b"a1\na2\n", "r1"),
+            named(b"b1\nb2\nb3\n", "r2"),
+        ],
+    };
+    let batches = collect(plan);
+    assert_eq!(records(&batches).len(), 3);
+    let bad: Vec<_> = batches.iter().flat_map(|b| b.bad.clone()).collect();
+    assert_eq!(bad.len(), 2);
+    assert_eq!(bad[0].1, "no hypothesis: hyp ended after line 1");
+    assert_eq!(
+        bad[1].1,
+        "no hypothesis: hyp ended after line 1; no reference 1: r1 ended after line 2"
+    );
+    assert_eq!(
+        batches.last().unwrap().fatal.as_deref(),
+        Some("hyp, r1 and r2 have different lengths (1, 2 and 3 lines)")
+    );
+    // Same lengths: no error.
+    let plan = Plan::Parallel {
+        streams: vec![named(b"h1\nh2", "hyp"), named(b"r1\nr2\n", "ref")],
+    };
+    let batches = collect(plan);
+    assert_eq!(records(&batches).len(), 2);
+    assert!(batches
+        .iter()
+        .all(|b| b.fatal.is_none() && b.bad.is_empty()));
+}
+
+/// A reader that hands out `data` in `chunk`-byte reads and requests a stop after `stop_after`
+/// reads.
+struct Chunked {
+    data: &'static [u8],
+    chunk: usize,
+    reads: usize,
+    stop_after: usize,
+    state: Arc<ReaderState>,
+}
+
+impl Read for Chunked {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        assert!(!self.state.stop_requested(), "no read after a stop request");
+        let n = self.chunk.min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        self.reads += 1;
+        if self.reads == self.stop_after {
+            self.state.request_stop();
+        }
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_stop_reads_no_more_but_keeps_every_complete_line_read() {
+    let data: &'static [u8] = Box::leak(
+        (0..20_000)
+            .map(|i| format!("h {i}\tr {i}\n"))
+            .collect::<String>()
+            .into_bytes()
+            .into_boxed_slice(),
+    );
+    for (chunk, stop_after) in [(100_000, 1), (100_000, 2), (7, 3), (READ_SIZE, 1)] {
+        let state = Arc::new(ReaderState::default());
+        let source = Chunked {
+            data,
+            chunk,
+            reads: 0,
+            stop_after,
+            state: Arc::clone(&state),
+        };
+        let read = (chunk * stop_after).min(data.len());
+        let complete = data[..read].iter().filter(|&&b| b == b'\n').count();
+        let plan = Plan::Lines {
+            sources: vec![LineReader::new(Box::new(source), "test".to_owned())],
+            format: InputFormat::Tsv,
+            refs: Refs::Unknown,
+        };
+        let (tx, rx) = unbounded();
+        run(plan, tx, crossbeam_channel::never(), state);
+        let batches: Vec<Batch> = rx.into_iter().collect();
+        let all = records(&batches);
+        assert_eq!(
+            all.len(),
+            complete,
+            "chunk {chunk}, stop after {stop_after}"
+        );
+        let last = complete - 1;
+        assert_eq!(all.last().unwrap()[0], format!("h {last}\tr {last}"));
+    }
+}
+
+#[test]
+fn the_follow_tail_keeps_the_last_bytes_read() {
+    let data: &'static [u8] = Box::leak(
+        (0..3000u32)
+            .map(|i| (b'a' + (i % 26) as u8) as char)
+            .collect::<String>()
+            .into_bytes()
+            .into_boxed_slice(),
+    );
+    for chunk in [1, 7, 63, 64, 65, 1000] {
+        let source = Chunked {
+            data,
+            chunk,
+            reads: 0,
+            stop_after: 0,
+            state: Arc::default(),
+        };
+        let mut r = LineReader::new(Box::new(source), "test".to_owned()).following();
+        let mut read = 0;
+        while read < data.len() {
+            r.fill().unwrap();
+            read = r.offset() as usize;
+            let want = &data[read.saturating_sub(TAIL)..read];
+            assert_eq!(r.tail, want, "chunk {chunk}, {read} bytes read");
+        }
+    }
+}
+
+#[test]
+fn recycled_batches_come_back_empty_and_are_reused() {
+    let mut batch = Batch {
+        seq: 7,
+        first_line: 9,
+        framing: Some(Framing::Parallel),
+        fatal: Some("failed".to_owned()),
+        restart: Some("truncated".to_owned()),
+        ..Batch::default()
+    };
+    batch.push_field(b"h\tr");
+    batch.end_record();
+    batch.mark_bad("too long".to_owned());
+    let capacity = batch.data.capacity();
+    let empty = batch.recycle().expect("a small batch is kept");
+    assert!(empty.is_empty() && empty.fields.is_empty() && empty.data.is_empty());
+    assert!(empty.bad.is_empty() && empty.fatal.is_none() && empty.restart.is_none());
+    assert_eq!(empty.framing, None);
+    assert_eq!(empty.data.capacity(), capacity);
+    // A batch that held a very long line is dropped rather than kept.
+    let mut big = Batch::default();
+    big.push_field(&vec![b'x'; RECYCLE_BYTES + 1]);
+    assert!(big.recycle().is_none());
+    // The reader takes a waiting one for its next batch, numbering it itself.
+    let (tx, rx) = unbounded();
+    let (recycle_tx, recycle_rx) = unbounded();
+    recycle_tx.send(empty).unwrap();
+    let plan = Plan::Lines {
+        sources: vec![reader(b"a\tb\n")],
+        format: InputFormat::Tsv,
+        refs: Refs::Unknown,
+    };
+    run(plan, tx, recycle_rx, Arc::default());
+    let batches: Vec<Batch> = rx.into_iter().collect();
+    assert_eq!(records(&batches), [vec!["a\tb"]]);
+    assert_eq!((batches[0].seq, batches[0].first_line), (0, 1));
+}
+
+#[test]
+fn batches_are_cut_when_full() {
+    let data: &'static [u8] = Box::leak(
+        "x\ty\n"
+            .repeat(MAX_RECORDS * 2 + 5)
+            .into_bytes()
+            .into_boxed_slice(),
+    );
+    let batches = collect(Plan::Lines {
+        sources: vec![reader(data)],
+        format: InputFormat::Tsv,
+        refs: Refs::Unknown,
+    });
+    assert!(batches.len() >= 3);
+    assert_eq!(records(&batches).len(), MAX_RECORDS * 2 + 5);
+    let mut line = 1;
+    for (i, b) in batches.iter().enumerate() {
+        assert_eq!((b.seq, b.first_line), (i as u64, line));
+        line += b.len() as u64;
+    }
+}
+
+/// A stream that may block (a pipe) has its batch handed over whenever no complete line is
+/// left to read, so that live lines are scored at once; a regular file, which never waits,
+/// fills its batches however its reads are cut.
+#[test]
+fn only_streams_that_may_block_cut_a_batch_per_read() {
+    let data: &'static [u8] = Box::leak("h\tr\n".repeat(100).into_bytes().into_boxed_slice());
+    let chunked = |may_block| {
+        let source = Chunked {
+            data,
+            chunk: 40,
+            reads: 0,
+            stop_after: usize::MAX,
+            state: Arc::default(),
+        };
+        let mut r = LineReader::new(Box::new(source), "test".to_owned());
+        r.may_block = may_block;
+        collect(Plan::Lines {
+            sources: vec![r],
+            format: InputFormat::Tsv,
+            refs: Refs::Unknown,
+        })
+    };
+    let pipe = chunked(true);
+    let file = chunked(false);
+    assert_eq!(records(&pipe), records(&file));
+    assert_eq!(records(&file).len(), 100);
+    assert!(pipe.len() >= 5, "{} batches from a pipe", pipe.len());
+    assert_eq!(file.len(), 1);
+}

@@ -1,0 +1,177 @@
+//! Report files (`--report-file`, `--prometheus`): replaced atomically and safely at every
+//! report, and checked before the run starts.
+//!
+//! A daemon that rewrites a file in a directory others can write to must not be steered into
+//! overwriting something else (issue 19, point 1). So:
+//! * the temporary file is created with `O_CREAT|O_EXCL` under a random name
+//!   (`tempfile::NamedTempFile`): a symlink or file planted at a guessable name is never opened
+//!   or followed, a name already taken is simply skipped;
+//! * it gets the permission bits of the file it replaces (a 0600 report stays 0600; a new one
+//!   gets 0666 less the umask, as `>` would), is `fsync`ed, then renamed over PATH, so that a
+//!   reader sees the old report or the new one, never half of one, even after a crash;
+//! * PATH itself must be a regular file (or a symlink, which the rename replaces, or absent):
+//!   a FIFO, device, socket or directory there is refused, not replaced;
+//! * an output that is the same file as an input is refused before anything is written
+//!   ([`same_file`]).
+
+#[cfg(unix)]
+use std::fs::Permissions;
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::diagnostic::io_message;
+
+/// Checks that `path` may be replaced by a report file: absent, a regular file, or a symlink
+/// (the rename replaces the link itself, never its target). The error says what is there.
+pub fn check(path: &Path) -> Result<(), String> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return check_dir(path),
+        Err(e) => return Err(format!("{}: {}", path.display(), io_message(&e))),
+    };
+    let kind = meta.file_type();
+    if kind.is_file() || kind.is_symlink() {
+        return check_dir(path);
+    }
+    Err(format!(
+        "{}: is {}, not a regular file: refusing to replace it with a report",
+        path.display(),
+        describe(&kind)
+    ))
+}
+
+/// The directory of `path` must exist: the temporary file is created there.
+fn check_dir(path: &Path) -> Result<(), String> {
+    let dir = dir_of(path);
+    match fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(format!(
+            "{}: {} is not a directory",
+            path.display(),
+            dir.display()
+        )),
+        Err(e) => Err(format!(
+            "{}: {}: {}",
+            path.display(),
+            dir.display(),
+            io_message(&e)
+        )),
+    }
+}
+
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// "a directory", "a FIFO", … for the refusal message.
+fn describe(kind: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Replaces `path` with `contents` atomically (see the module documentation).
+pub fn replace(path: &Path, contents: &[u8]) -> io::Result<()> {
+    // Checked again at every report: what sits at PATH may have changed since the start.
+    if let Err(message) = check(path) {
+        return Err(io::Error::other(message));
+    }
+    let name = path.file_name().unwrap_or(path.as_os_str());
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(name);
+    prefix.push(".");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    let mode = {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(path)
+            .ok()
+            .filter(fs::Metadata::is_file)
+            .map(|m| m.permissions().mode() & 0o7777);
+        // Created with at most the final bits (never more readable than the report it
+        // replaces), then set to exactly them below (the umask may have taken some away).
+        builder.permissions(Permissions::from_mode(mode.unwrap_or(0o666)));
+        mode
+    };
+    let mut tmp = builder.tempfile_in(dir_of(path))?;
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(Permissions::from_mode(mode))?;
+    }
+    tmp.write_all(contents)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    // The rename itself is durable once the directory is synced; a failure there (some file
+    // systems refuse to sync a directory) loses nothing that was not already safe.
+    if let Ok(dir) = File::open(dir_of(path)) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+/// Device and inode of the file at `path`, following links (`None` when absent).
+#[cfg(unix)]
+pub fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+pub fn file_id(_path: &Path) -> Option<(u64, u64)> {
+    None
+}
+
+/// Device and inode of standard input when it is a file (`< file`).
+#[cfg(unix)]
+pub fn stdin_id() -> Option<(u64, u64)> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let meta = File::from(fd).metadata().ok()?;
+    meta.is_file().then(|| (meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+pub fn stdin_id() -> Option<(u64, u64)> {
+    None
+}
+
+/// The first of `outputs` that is the same file as one of `inputs` (device and inode, so that
+/// links and `./` spellings are seen through), as an error message: writing there would destroy
+/// the input being read.
+pub fn same_file(outputs: &[&Path], inputs: &[(String, Option<(u64, u64)>)]) -> Option<String> {
+    outputs.iter().find_map(|out| {
+        let id = file_id(out)?;
+        inputs
+            .iter()
+            .find(|(_, input)| *input == Some(id))
+            .map(|(name, _)| {
+                format!(
+                    "{}: is the same file as the input {name}: refusing to write over an input",
+                    out.display()
+                )
+            })
+    })
+}

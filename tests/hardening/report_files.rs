@@ -1,0 +1,203 @@
+//! Point 1: report files are written safely.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::{symlink, FileTypeExt, PermissionsExt};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::util::{Cmd, BIN};
+
+const INPUT: &str = "a b c d\ta b c d\n";
+
+/// A symlink planted at the name the temporary file used to have (`PATH.tmp.<pid>`, known once
+/// the daemon runs) and at other plausible names is never followed: the files they point to
+/// are untouched, and the report is written.
+#[test]
+fn planted_symlinks_are_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let prom = dir.path().join("bleu.prom");
+    let victim = dir.path().join("victim");
+    fs::write(&victim, "precious\n").unwrap();
+    let mut child = Command::new(BIN)
+        .arg("--report-file")
+        .arg(&report)
+        .arg("--prometheus")
+        .arg(&prom)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut planted = Vec::new();
+    for target in [&report, &prom] {
+        let name = target.file_name().unwrap().to_str().unwrap();
+        for guess in [
+            format!("{name}.tmp.{pid}"),
+            format!("{name}.tmp"),
+            format!(".{name}.tmp"),
+            format!("{name}~"),
+        ] {
+            let link = dir.path().join(guess);
+            symlink(&victim, &link).unwrap();
+            planted.push(link);
+        }
+    }
+    // The report is only written at the end of the input: the links are in place before.
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(INPUT.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+    for link in &planted {
+        assert!(fs::symlink_metadata(link).unwrap().is_symlink());
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(json["final"], true);
+    assert!(fs::read_to_string(&prom).unwrap().contains("bleu"));
+    // No temporary file is left behind.
+    let known = [&report, &prom, &victim];
+    let left: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !known.contains(&p) && !planted.contains(p))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A symlink at PATH itself is replaced by the report; its target is untouched.
+#[test]
+fn a_symlink_at_the_path_is_replaced_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let victim = dir.path().join("victim");
+    fs::write(&victim, "precious\n").unwrap();
+    symlink(&victim, &report).unwrap();
+    let out = Cmd::new()
+        .arg("--report-file")
+        .arg(&report)
+        .stdin(INPUT)
+        .run();
+    out.assert_success();
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert!(fs::symlink_metadata(&report).unwrap().is_file());
+}
+
+fn mode(path: &Path) -> u32 {
+    fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+/// The report keeps the permission bits of the file it replaces (0600 stays 0600, 0640 stays
+/// 0640); a new one is not executable and not world-writable.
+#[test]
+fn report_files_keep_their_permission_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bits) in [("private.json", 0o600), ("group.prom", 0o640)] {
+        let path = dir.path().join(name);
+        fs::write(&path, "old").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(bits)).unwrap();
+        let flag = if name.ends_with(".json") {
+            "--report-file"
+        } else {
+            "--prometheus"
+        };
+        Cmd::new()
+            .arg(flag)
+            .arg(&path)
+            .stdin(INPUT)
+            .run()
+            .assert_success();
+        assert_ne!(fs::read_to_string(&path).unwrap(), "old");
+        assert_eq!(mode(&path), bits, "{name}");
+    }
+    let new = dir.path().join("new.json");
+    Cmd::new()
+        .arg("--report-file")
+        .arg(&new)
+        .stdin(INPUT)
+        .run()
+        .assert_success();
+    assert_eq!(mode(&new) & 0o113, 0, "{:o}", mode(&new));
+}
+
+/// A FIFO, a device or a directory at PATH is refused before anything is scored (status 2),
+/// not replaced.
+#[test]
+fn a_fifo_device_or_directory_at_the_path_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // A device of its own where that is allowed (root: a regression must not replace the
+    // machine's /dev/null); elsewhere /dev/null, whose directory only root may write.
+    let dev = dir.path().join("null");
+    let made = Command::new("mknod")
+        .arg(&dev)
+        .args(["c", "1", "3"])
+        .status();
+    let dev = match made {
+        Ok(s) if s.success() => dev,
+        _ => Path::new("/dev/null").to_owned(),
+    };
+    let subdir = dir.path().join("subdir");
+    fs::create_dir(&subdir).unwrap();
+    for (flag, path, what) in [
+        ("--report-file", fifo.as_path(), "FIFO"),
+        ("--prometheus", dev.as_path(), "device"),
+        ("--report-file", subdir.as_path(), "directory"),
+    ] {
+        let out = Cmd::new().arg(flag).arg(path).stdin(INPUT).run();
+        assert_eq!(out.code, Some(2), "{}", out.describe());
+        assert!(out.stdout.is_empty(), "{}", out.describe());
+        let err = out.stderr_str();
+        assert!(
+            err.starts_with("bleu-stream: error: ") && err.contains(what),
+            "{err}"
+        );
+    }
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    assert!(subdir.is_dir());
+    assert!(fs::metadata(&dev).unwrap().file_type().is_char_device());
+}
+
+/// An output that is the same file as an input (even through a link) is refused before
+/// anything is written: the input is intact.
+#[test]
+fn an_output_that_is_an_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.tsv");
+    fs::write(&input, INPUT).unwrap();
+    let alias = dir.path().join("alias");
+    symlink(&input, &alias).unwrap();
+    for flag in ["--output", "--report-file", "--prometheus"] {
+        let out = Cmd::new().arg(flag).arg(&alias).arg(&input).run();
+        assert_eq!(out.code, Some(2), "{flag}: {}", out.describe());
+        assert!(out.stderr_str().contains("same file"), "{}", out.describe());
+        assert_eq!(fs::read_to_string(&input).unwrap(), INPUT);
+    }
+    // Standard input redirected from the file counts too.
+    let out = Command::new(BIN)
+        .arg("--output")
+        .arg(&input)
+        .stdin(fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(fs::read_to_string(&input).unwrap(), INPUT);
+    // So does a reference file.
+    let out = Cmd::new()
+        .arg("-r")
+        .arg(&input)
+        .arg("--report-file")
+        .arg(&input)
+        .stdin("a b\n")
+        .run();
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+}
