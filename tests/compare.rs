@@ -454,7 +454,7 @@ fn bad_input_is_refused_with_line_numbers() {
         &["-r", &r, "-m", "bleu,nist", "-i", &s, &s],
         b"",
         2,
-        "compare supports bleu, chrf, gleu",
+        "compare supports bleu, chrf, ter, gleu",
     );
     check(&["-r", &r, "-m", "tER"], b"", 2, "unknown metric 'tER'");
     check(&["-i", &s, &s], b"", 2, "--ref <FILE>");
