@@ -58,6 +58,11 @@ pub struct Aligner {
     start: Vec<usize>,
     lo: Vec<usize>,
     hi: Vec<usize>,
+    /// Every cell of the matrix's beam is finite (nearly always: consecutive beams overlap).
+    /// Then a candidate whose row equals a matrix row plus a constant, past the words the
+    /// shift moved, ends at the matrix's distance plus that constant (see
+    /// [`Aligner::candidate_distance`]).
+    finite: bool,
     /// Two rolling rows for candidates (full width, only the beam part is meaningful).
     prev: Vec<i64>,
     cur: Vec<i64>,
@@ -184,7 +189,6 @@ impl Aligner {
                     length += 1;
                     self.candidates(
                         reference,
-                        beam,
                         pre_score,
                         start_h,
                         start_r,
@@ -215,7 +219,6 @@ impl Aligner {
     fn candidates(
         &mut self,
         reference: &[u32],
-        beam: Beam,
         pre_score: i64,
         start_h: usize,
         start_r: usize,
@@ -252,7 +255,16 @@ impl Aligner {
             prev_idx = idx;
             let target = idx as usize;
             perform_shift(&self.words, start_h, length, target, &mut self.shifted);
-            let score = pre_score - self.candidate_distance(reference, beam, start_h.min(target));
+            // From this word on the shifted hypothesis is the hypothesis again.
+            let moved_end = if target < start_h {
+                start_h + length
+            } else if target > start_h + length {
+                target
+            } else {
+                target + length
+            };
+            let score =
+                pre_score - self.candidate_distance(reference, start_h.min(target), moved_end);
             *checked += 1;
             let key = (score, length, -(start_h as i64), -idx);
             if best.is_none_or(|b| key > b) {
@@ -278,38 +290,47 @@ impl Aligner {
         self.hi.push(n_r + 1);
         self.cost.extend((0..=n_r).map(|j| j as i64));
         self.op.extend(std::iter::repeat_n(OP_INS, n_r + 1));
+        let mut finite = true;
         for i in 1..=n_h {
             let (lo, hi) = beam.columns(i);
-            let at = self.cost.len();
-            self.start.push(at);
+            // The previous row: columns plo..phi at pstart (outside them, infinite).
+            let (plo, phi, pstart) = (self.lo[i - 1], self.hi[i - 1], self.start[i - 1]);
+            self.start.push(self.cost.len());
             self.lo.push(lo);
             self.hi.push(hi);
             let word = self.words[i - 1];
+            let mut left = INF;
             for j in lo..hi {
+                let above = |j: usize, cost: &[i64]| {
+                    if j >= plo && j < phi {
+                        cost[pstart + j - plo]
+                    } else {
+                        INF
+                    }
+                };
+                let up = above(j, &self.cost);
                 let (c, o) = if j == 0 {
-                    (self.get(i - 1, 0).0 + 1, OP_DEL)
+                    (up + 1, OP_DEL)
                 } else {
                     let (sub_cost, sub_op) = if word == reference[j - 1] {
                         (0, OP_NOP)
                     } else {
                         (1, OP_SUB)
                     };
-                    let left = if j > lo {
-                        self.cost[at + j - 1 - lo]
-                    } else {
-                        INF
-                    };
                     cell(
-                        self.get(i - 1, j - 1).0 + sub_cost,
+                        above(j - 1, &self.cost) + sub_cost,
                         sub_op,
-                        self.get(i - 1, j).0 + 1,
+                        up + 1,
                         left + 1,
                     )
                 };
+                left = c;
+                finite &= c < INF;
                 self.cost.push(c);
                 self.op.push(o);
             }
         }
+        self.finite = finite;
         self.get(n_h, n_r).0
     }
 
@@ -324,8 +345,13 @@ impl Aligner {
     }
 
     /// The edit distance of `self.shifted`, which shares its first `prefix` words with
-    /// `self.words`: rows `0..=prefix` are the matrix's, the rest is computed in two rows.
-    fn candidate_distance(&mut self, reference: &[u32], beam: Beam, prefix: usize) -> i64 {
+    /// `self.words` and its words from `moved_end` on: rows `0..=prefix` are the matrix's, the
+    /// rest is computed in two rows — until a row at or past `moved_end` is the matrix's row
+    /// plus a constant `c`. From there both consume the same words with the same beams, every
+    /// cell is a minimum of finite sums (`self.finite`), and adding `c` to a row adds `c` to
+    /// every later one: the distance is the matrix's plus `c`, exactly what the remaining rows
+    /// would give (sacreBLEU computes them all; the result is the same integer).
+    fn candidate_distance(&mut self, reference: &[u32], prefix: usize, moved_end: usize) -> i64 {
         let n_h = self.shifted.len();
         let n_r = reference.len();
         if prefix == n_h {
@@ -340,7 +366,8 @@ impl Aligner {
             self.prev[j] = self.get(prefix, j).0;
         }
         for i in prefix + 1..=n_h {
-            let (lo, hi) = beam.columns(i);
+            // The same beam as the matrix's row `i` (the same hypothesis length).
+            let (lo, hi) = (self.lo[i], self.hi[i]);
             let word = self.shifted[i - 1];
             let prev = |j: usize, row: &[i64]| if j >= plo && j < phi { row[j] } else { INF };
             for j in lo..hi {
@@ -358,6 +385,13 @@ impl Aligner {
                     .0
                 };
                 self.cur[j] = c;
+            }
+            if self.finite && i >= moved_end && i < n_h {
+                let row = &self.cost[self.start[i]..self.start[i] + (hi - lo)];
+                let c = self.cur[lo] - row[0];
+                if self.cur[lo..hi].iter().zip(row).all(|(x, y)| x - y == c) {
+                    return self.get(n_h, n_r).0 + c;
+                }
             }
             std::mem::swap(&mut self.prev, &mut self.cur);
             (plo, phi) = (lo, hi);

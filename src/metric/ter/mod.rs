@@ -15,7 +15,7 @@
 mod align;
 mod normalize;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -105,7 +105,7 @@ pub struct TerTotals {
 #[derive(Default)]
 pub struct TerWorkspace {
     scratch: normalize::Scratch,
-    ids: HashMap<Box<str>, u32>,
+    ids: FxHashMap<Box<str>, u32>,
     hyp: Vec<u32>,
     reference: Vec<u32>,
     /// A normalized reference's words joined by spaces, for its second pass.
