@@ -29,7 +29,10 @@ pub fn main() -> ExitCode {
         }
     };
     match crate::cli::parse(argv) {
-        Ok(config) => ExitCode::from(command::score::run(config, signals)),
+        Ok(config) => match config.generate {
+            Some(kind) => command::generate::run(kind),
+            None => ExitCode::from(command::score::run(config, signals)),
+        },
         Err(Ok(e)) => command::clap_exit(e),
         Err(Err(message)) => {
             diagnostic(&format!("error: {message}"));

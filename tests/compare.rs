@@ -8,39 +8,15 @@
 //! so equality is not expected. The tolerances, derived in [`Tolerance`], are printed with every
 //! number compared.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::util::{eprint_whole, json_f64, par_map, shared_or_skip, wmt22_dir, Cmd, Output};
-
-/// A directory of files for one test, removed afterwards.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("bleu-stream-compare-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create a temporary directory");
-        TempDir(dir)
-    }
-
-    /// Writes `text` to `name` in the directory and returns its path as a string.
-    fn file(&self, name: &str, text: &str) -> String {
-        let path = self.0.join(name);
-        std::fs::write(&path, text).expect("write a test file");
-        path.to_str().expect("UTF-8 temp path").to_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use crate::util::{
+    eprint_whole, json_f64, par_map, shared_or_skip, wmt22_dir, Cmd, Output, TempDir,
+};
 
 const WORDS: [&str; 24] = [
     "the", "cat", "sat", "on", "a", "mat", "and", "dog", "ran", "to", "house", "in", "red",
@@ -124,10 +100,10 @@ fn jsonl(out: &Output) -> Vec<Value> {
 fn compare_prints_a_table_like_sacrebleu() {
     let dir = TempDir::new("table");
     let t = toy(120, &[0.3, 0.1, 0.3], 1);
-    let r = dir.file("ref.txt", &lines(&t.refs));
-    let base = dir.file("base.txt", &lines(&t.systems[0]));
-    let good = dir.file("good.txt", &lines(&t.systems[1]));
-    let same = dir.file("same.txt", &lines(&t.systems[0]));
+    let r = dir.file_str("ref.txt", &lines(&t.refs));
+    let base = dir.file_str("base.txt", &lines(&t.systems[0]));
+    let good = dir.file_str("good.txt", &lines(&t.systems[1]));
+    let same = dir.file_str("same.txt", &lines(&t.systems[0]));
     let out = compare(&["-r", &r, "-i", &base, &good, &same, "-m", "bleu,chrf"]);
     out.assert_success();
     let text = out.stdout_str();
@@ -190,9 +166,9 @@ fn compare_prints_a_table_like_sacrebleu() {
 fn jsonl_carries_full_precision_and_the_scoring_commands_scores() {
     let dir = TempDir::new("jsonl");
     let t = toy(80, &[0.25, 0.2], 2);
-    let r = dir.file("ref.txt", &lines(&t.refs));
-    let base = dir.file("base.txt", &lines(&t.systems[0]));
-    let sys = dir.file("sys.txt", &lines(&t.systems[1]));
+    let r = dir.file_str("ref.txt", &lines(&t.refs));
+    let base = dir.file_str("base.txt", &lines(&t.systems[0]));
+    let sys = dir.file_str("sys.txt", &lines(&t.systems[1]));
     let records = jsonl(&compare(&[
         "-r",
         &r,
@@ -286,14 +262,14 @@ fn jsonl_carries_full_precision_and_the_scoring_commands_scores() {
 fn tsv_input_threads_and_seeds() {
     let dir = TempDir::new("tsv");
     let t = toy(150, &[0.3, 0.28, 0.2], 3);
-    let r = dir.file("ref.txt", &lines(&t.refs));
+    let r = dir.file_str("ref.txt", &lines(&t.refs));
     let files: Vec<String> = t
         .systems
         .iter()
         .enumerate()
-        .map(|(i, s)| dir.file(&format!("s{i}.txt"), &lines(s)))
+        .map(|(i, s)| dir.file_str(&format!("s{i}.txt"), &lines(s)))
         .collect();
-    let table = dir.file("systems.tsv", &tsv(&t.systems));
+    let table = dir.file_str("systems.tsv", &tsv(&t.systems));
     for test in ["--paired-bs", "--paired-ar"] {
         let from_files = jsonl(&compare(&[
             "-r", &r, test, "-f", "jsonl", "-i", &files[0], &files[1], &files[2],
@@ -337,9 +313,9 @@ fn tsv_input_threads_and_seeds() {
 fn metric_options_are_the_scoring_commands() {
     let dir = TempDir::new("options");
     let t = toy(40, &[0.3, 0.2], 4);
-    let r = dir.file("ref.txt", &lines(&t.refs).to_uppercase());
-    let base = dir.file("base.txt", &lines(&t.systems[0]));
-    let sys = dir.file("sys.txt", &lines(&t.systems[1]));
+    let r = dir.file_str("ref.txt", &lines(&t.refs).to_uppercase());
+    let base = dir.file_str("base.txt", &lines(&t.systems[0]));
+    let sys = dir.file_str("sys.txt", &lines(&t.systems[1]));
     let options = [
         "--lowercase",
         "--chrf-word-order=2",
@@ -392,9 +368,9 @@ fn metric_options_are_the_scoring_commands() {
 #[test]
 fn bad_input_is_refused_with_line_numbers() {
     let dir = TempDir::new("bad");
-    let r = dir.file("ref.txt", "a b c\nd e f\ng h i\n");
-    let r2 = dir.file("ref2.txt", "a b c\nd e f\n");
-    let s = dir.file("s.txt", "a b c\nd e x\ng h i\n");
+    let r = dir.file_str("ref.txt", "a b c\nd e f\ng h i\n");
+    let r2 = dir.file_str("ref2.txt", "a b c\nd e f\n");
+    let s = dir.file_str("s.txt", "a b c\nd e x\ng h i\n");
     let check = |args: &[&str], stdin: &[u8], code: i32, message: &str| {
         let out = Cmd::new().arg("compare").args(args).stdin(stdin).run();
         assert_eq!(out.code, Some(code), "{}", out.describe());
@@ -442,7 +418,7 @@ fn bad_input_is_refused_with_line_numbers() {
         "ref2.txt ended after line 2 but",
     );
     check(&["-r", &r], b"a\xff\tb\nc\td\ne\tf\n", 2, "<stdin>: line 1: field 1: invalid UTF-8 at byte 2 (use --invalid-utf8 lossy to replace it)");
-    let empty = dir.file("empty.txt", "");
+    let empty = dir.file_str("empty.txt", "");
     check(&["-r", &empty], b"", 2, "no segments to compare");
     check(
         &["-r", &r, "-m", "bleu,nist", "-i", &s, &s],
@@ -477,7 +453,7 @@ fn bad_input_is_refused_with_line_numbers() {
         2,
         "standard input ('-') can be read only once",
     );
-    let missing = dir.0.join("missing.txt");
+    let missing = dir.path().join("missing.txt");
     check(
         &["-r", missing.to_str().unwrap(), &s],
         b"",

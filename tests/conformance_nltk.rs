@@ -359,9 +359,8 @@ fn corpus_vectors(files: &[&str], label: &str) {
             // NLTK asserts equal lengths. bleu-stream frames each hypothesis with its
             // references, so the closest thing is parallel files of different lengths: an
             // input error naming the shorter stream, exit status 1.
-            let dir =
-                std::env::temp_dir().join(format!("bleu-stream-nltk-{}-{id}", std::process::id()));
-            std::fs::create_dir_all(&dir).unwrap();
+            let temp = crate::util::TempDir::new(&format!("nltk-{id}"));
+            let dir = temp.path();
             let (h, r) = (dir.join("hyp"), dir.join("ref"));
             std::fs::write(
                 &h,
@@ -380,7 +379,6 @@ fn corpus_vectors(files: &[&str], label: &str) {
                 .arg(&r)
                 .arg(&h)
                 .run();
-            let _ = std::fs::remove_dir_all(&dir);
             return if out.code == Some(1) && out.stderr_str().contains("error") {
                 Ok("input error")
             } else {

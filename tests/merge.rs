@@ -19,7 +19,6 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -27,7 +26,9 @@ use serde_json::{json, Value};
 use bleu_stream::metric::registry;
 
 use crate::properties::{as_jsonl, as_tsv, config, input, segments};
-use crate::util::{eprint_whole, par_map, shared_dir, wmt22_dir, Cmd, Mismatches, Output, BIN};
+use crate::util::{
+    eprint_whole, par_map, shared_dir, wmt22_dir, Cmd, Mismatches, Output, TempDir, BIN,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Corpora
@@ -417,34 +418,6 @@ const NIST_REFUSAL: &str = "nist: with a varying number of references";
 /// What `--emit stats` says when TER's float sum of average reference lengths was rounded
 /// (numbers of references that are not powers of two, e.g. thirds).
 const TER_REFUSAL: &str = "ter: sacreBLEU sums the average reference lengths";
-
-/// A fresh directory for one check's files (removed by [`TempDir`]'s drop).
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(what: &str) -> TempDir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!(
-            "bleu-stream-merge-{}-{what}-{n}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        TempDir(dir)
-    }
-
-    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let p = self.0.join(name);
-        std::fs::write(&p, bytes).expect("write temp file");
-        p
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// How a split turned out.
 #[derive(Debug, PartialEq)]
@@ -1019,10 +992,7 @@ fn merge_refuses_documents_that_do_not_belong_together() {
     let a = dir.file("a.json", &good);
 
     // Different settings.
-    let intl = dir.file(
-        "intl.json",
-        &emit(&["-m", "bleu,chrf", "-t", "intl"], input),
-    );
+    let intl = dir.file("intl.json", emit(&["-m", "bleu,chrf", "-t", "intl"], input));
     assert_refused(
         &merge(&[], &[a.clone(), intl.clone()]),
         2,
@@ -1034,7 +1004,7 @@ fn merge_refuses_documents_that_do_not_belong_together() {
     );
     let words = dir.file(
         "words.json",
-        &emit(&["-m", "bleu,chrf", "--chrf-word-order", "2"], input),
+        emit(&["-m", "bleu,chrf", "--chrf-word-order", "2"], input),
     );
     assert_refused(
         &merge(&[], &[a.clone(), words]),
@@ -1046,7 +1016,7 @@ fn merge_refuses_documents_that_do_not_belong_together() {
         ],
     );
     // Different metrics (or order of metrics).
-    let chrf_bleu = dir.file("cb.json", &emit(&["-m", "chrf,bleu"], input));
+    let chrf_bleu = dir.file("cb.json", emit(&["-m", "chrf,bleu"], input));
     assert_refused(
         &merge(&[], &[a.clone(), chrf_bleu]),
         2,
@@ -1214,9 +1184,13 @@ fn merge_refuses_documents_that_do_not_belong_together() {
 #[test]
 fn unreadable_files_exit_1() {
     let dir = TempDir::new("unreadable");
-    let missing = dir.0.join("missing.json");
+    let missing = dir.path().join("missing.json");
     assert_refused(&merge(&[], &[missing]), 1, &["missing.json"]);
-    assert_refused(&merge(&[], &[&dir.0]), 1, &[&dir.0.display().to_string()]);
+    assert_refused(
+        &merge(&[], &[dir.path()]),
+        1,
+        &[&dir.path().display().to_string()],
+    );
     let good = run(&strings(&["--emit", "stats"]), b"a\ta\n".to_vec());
     let a = dir.file("a.json", &good.stdout);
     if Path::new("/dev/full").exists() {
@@ -1671,7 +1645,7 @@ fn recipe_input(dir: &TempDir) -> (PathBuf, Vec<String>, String) {
     } else {
         let c = generated("generated", 40_000, 0x5eed_0003, &[2]);
         let what = "a generated corpus (../shared not found)".to_owned();
-        (dir.file("input.tsv", &c.whole()), c.framing, what)
+        (dir.file("input.tsv", c.whole()), c.framing, what)
     }
 }
 

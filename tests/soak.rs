@@ -51,8 +51,8 @@ fn segments() -> usize {
 #[ignore = "takes about a minute; run with --ignored soak"]
 fn soak_ten_million_segments_through_a_pipe() {
     let n = segments();
-    let dir = std::env::temp_dir().join(format!("bleu-stream-soak-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
+    let temp = crate::util::TempDir::new("soak");
+    let dir = temp.path();
     let (streamed_report, file_report) = (dir.join("streamed.json"), dir.join("oneshot.json"));
 
     // The expected row of each residue, from a small run.
@@ -173,5 +173,4 @@ fn soak_ten_million_segments_through_a_pipe() {
         "soak: final report equals the one-shot run: {}",
         streamed["bleu"]["text"]
     );
-    let _ = fs::remove_dir_all(&dir);
 }

@@ -86,9 +86,9 @@ pub struct Args {
     #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = parse_bytes)]
     pub max_line_bytes: usize,
 
-    /// Metrics to compute, comma-separated, in output column order: bleu, chrf (sacreBLEU 2.6.0),
-    /// nltk-bleu, nltk-chrf, gleu (NLTK 3.10.4), multi-bleu (multi-bleu.perl), nist, mteval-bleu
-    /// (mteval-v13a.pl).
+    /// Metrics to compute, comma-separated, in output column order: bleu, chrf, ter
+    /// (sacreBLEU 2.6.0), nltk-bleu, nltk-chrf, gleu (NLTK 3.10.4), multi-bleu
+    /// (multi-bleu.perl), nist, mteval-bleu (mteval-v13a.pl).
     #[arg(
         short,
         long,
@@ -213,6 +213,12 @@ pub struct Args {
     /// (for node_exporter's textfile collector).
     #[arg(long, value_name = "PATH", help_heading = "Live monitoring")]
     pub prometheus: Option<PathBuf>,
+
+    /// Print the man page (`man`) or a shell completion script (`complete-bash`,
+    /// `complete-zsh`, `complete-fish`, `complete-powershell`), generated from these option
+    /// definitions, and exit.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub generate: Option<GenerateArg>,
 }
 
 /// `--refs`: a positive number or `any`.
@@ -267,6 +273,17 @@ pub enum OnErrorArg {
     Fail,
 }
 
+/// `--generate`: what to print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GenerateArg {
+    /// The man page (roff), `man/bleu-stream.1`.
+    Man,
+    CompleteBash,
+    CompleteZsh,
+    CompleteFish,
+    CompletePowershell,
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Utf8Arg {
     Error,
@@ -300,6 +317,8 @@ pub struct Config {
     pub emit_stats: bool,
     /// `--confidence`, with `--confidence-n` and `--seed`.
     pub confidence: Option<crate::confidence::Settings>,
+    /// `--generate KIND`: print the man page or a completion script instead of scoring.
+    pub generate: Option<GenerateArg>,
 }
 
 /// The scoring command's options: [`Args`] plus every registered metric's own options.
@@ -435,6 +454,7 @@ impl Args {
                     samples: self.confidence_n as usize,
                     seed: self.seed,
                 }),
+            generate: self.generate,
         })
     }
 }

@@ -1,10 +1,12 @@
-//! The commands: scoring ([`score`]), `merge` and `compare`, one file each.
+//! The commands: scoring ([`score`]), `merge`, `compare` and `--generate` ([`generate`]), one
+//! file each.
 //!
 //! `bleu-stream merge …` and `bleu-stream compare …` are recognised by their first argument, so
 //! the scoring command keeps its plain `bleu-stream [OPTIONS] [FILE]…` form (a file literally
 //! named `merge` is read as `./merge`).
 
 pub mod compare;
+pub mod generate;
 pub mod merge;
 pub mod score;
 

@@ -21,7 +21,7 @@ use std::fmt;
 
 use num_bigint::{BigInt, Sign};
 use num_rational::BigRational;
-use num_traits::{One, Signed, ToPrimitive, Zero};
+use num_traits::{One, ToPrimitive, Zero};
 
 /// A Python exception: its type name and message, as NLTK would raise it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,82 +77,32 @@ impl fmt::Display for PyError {
     }
 }
 
-/// `ldexp(x, e)` for an integral `x < 2^64` whose result is known to be representable: scaling
-/// by powers of two in steps that keep every intermediate exact.
-fn ldexp(mut x: f64, mut e: i64) -> f64 {
-    const UP: f64 = 8.98846567431158e307; // 2^1023
-    const DOWN: f64 = 1.0 / 8.98846567431158e307; // 2^-1023
-    while e > 1023 {
-        x *= UP;
-        e -= 1023;
-    }
-    while e < -1000 {
-        x *= DOWN;
-        e += 1023;
-    }
-    // 2^e is a normal double for -1022 <= e <= 1023.
-    let scale = f64::from_bits(((e + 1023) as u64) << 52);
-    x * scale
-}
-
 /// Python's true division `n / d` of two integers: the double nearest to the exact quotient,
 /// ties to even (`NLTK.md` §1.1–1.2; CPython `long_true_divide`). `d == 0` raises
 /// `ZeroDivisionError`, a quotient beyond the double range raises `OverflowError`.
 ///
-/// Algorithm: shift so that the integer quotient has 55–56 significant bits, round half to even
-/// with "remainder ≠ 0" as the sticky bit (extra bits are rounded off for subnormal results),
-/// then scale by a power of two, which is exact.
+/// num-rational's `to_f64` is that correctly rounded conversion (it gives infinity where
+/// CPython raises, and `0 / -d` is `-0.0` as in CPython). It replaced a hand-written version
+/// after a property test found the same bits on every case, huge operands, subnormal and
+/// overflowing quotients included; that version is kept as the test's oracle.
 pub fn ratio_to_f64(n: &BigInt, d: &BigInt) -> Result<f64, PyError> {
     if d.is_zero() {
         return Err(PyError::zero_division("division by zero"));
     }
-    if n.is_zero() {
-        return Ok(0.0);
-    }
-    let negative = (n.sign() == Sign::Minus) != (d.sign() == Sign::Minus);
-    let (n, d) = (n.abs(), d.abs());
-    // Both exact in a double: one IEEE division is the correctly rounded quotient.
+    // Both exact in a double: one IEEE division is the correctly rounded quotient (what
+    // num-rational does too, without cloning the operands).
     if n.bits() <= 53 && d.bits() <= 53 {
-        let q = n.to_f64().unwrap_or(0.0) / d.to_f64().unwrap_or(1.0);
-        return Ok(if negative { -q } else { q });
+        return Ok(n.to_f64().unwrap_or(0.0) / d.to_f64().unwrap_or(1.0));
     }
-    let shift = 55 - (n.bits() as i64 - d.bits() as i64);
-    let (q, r) = if shift >= 0 {
-        let scaled = &n << (shift as usize);
-        (&scaled / &d, &scaled % &d)
-    } else {
-        let scaled = &d << ((-shift) as usize);
-        (&n / &scaled, &n % &scaled)
-    };
-    // value = (q + r/d') · 2^-shift, q has 55 or 56 bits.
-    let mut q = q.to_u64().unwrap_or(u64::MAX);
-    let q_bits = 64 - i64::from(q.leading_zeros());
-    let exponent = q_bits - 1 - shift;
-    let mut extra = q_bits - 53;
-    if exponent < -1022 {
-        extra += -1022 - exponent;
-    }
-    let mut shift = shift;
-    if extra > 0 {
-        let (low, half) = if extra >= 64 {
-            // Everything is rounded off; `half` exceeds any 56-bit q.
-            (u128::from(q), u128::MAX)
-        } else {
-            (u128::from(q) & ((1u128 << extra) - 1), 1u128 << (extra - 1))
-        };
-        q = if extra >= 64 { 0 } else { q >> extra };
-        if low > half || (low == half && (!r.is_zero() || q & 1 == 1)) {
-            q += 1;
-        }
-        shift -= extra;
-    }
-    let result = ldexp(q as f64, -shift);
-    if result.is_infinite() {
+    let q = BigRational::new_raw(n.clone(), d.clone())
+        .to_f64()
+        .unwrap_or(f64::INFINITY);
+    if q.is_infinite() {
         return Err(PyError::overflow(
             "integer division result too large for a float",
         ));
     }
-    Ok(if negative { -result } else { result })
+    Ok(q)
 }
 
 /// `ratio_to_f64` for two machine integers (counts): exact operands up to 2^53, so one IEEE
@@ -513,5 +463,203 @@ mod tests {
         assert!(matches!(parse_py_number("5.0"), Some(Num::Float(_))));
         assert!(matches!(parse_py_number("-0.1"), Some(Num::Float(x)) if x == -0.1));
         assert!(parse_py_number("nan").is_none() && parse_py_number("x").is_none());
+    }
+
+    /// num-rational's `Ratio::to_f64` against [`ratio_to_f64`] (issue 15 asked whether the
+    /// crate's conversion can replace ours): the same bits wherever both give a number — small
+    /// and huge operands, subnormal and overflowing quotients — with the crate's infinity where
+    /// ours raises `OverflowError`. Differences, if any, are listed in the failure message.
+    mod against_num_rational {
+        use super::*;
+        use num_traits::Signed;
+
+        /// `ldexp(x, e)` for an integral `x < 2^64` whose result is known to be representable: scaling
+        /// by powers of two in steps that keep every intermediate exact.
+        fn ldexp(mut x: f64, mut e: i64) -> f64 {
+            const UP: f64 = 8.98846567431158e307; // 2^1023
+            const DOWN: f64 = 1.0 / 8.98846567431158e307; // 2^-1023
+            while e > 1023 {
+                x *= UP;
+                e -= 1023;
+            }
+            while e < -1000 {
+                x *= DOWN;
+                e += 1023;
+            }
+            // 2^e is a normal double for -1022 <= e <= 1023.
+            let scale = f64::from_bits(((e + 1023) as u64) << 52);
+            x * scale
+        }
+        /// The hand-written conversion that num-rational's replaced: an independent oracle.
+        fn reference_ratio_to_f64(n: &BigInt, d: &BigInt) -> Result<f64, PyError> {
+            if d.is_zero() {
+                return Err(PyError::zero_division("division by zero"));
+            }
+            if n.is_zero() {
+                return Ok(0.0);
+            }
+            let negative = (n.sign() == Sign::Minus) != (d.sign() == Sign::Minus);
+            let (n, d) = (n.abs(), d.abs());
+            // Both exact in a double: one IEEE division is the correctly rounded quotient.
+            if n.bits() <= 53 && d.bits() <= 53 {
+                let q = n.to_f64().unwrap_or(0.0) / d.to_f64().unwrap_or(1.0);
+                return Ok(if negative { -q } else { q });
+            }
+            let shift = 55 - (n.bits() as i64 - d.bits() as i64);
+            let (q, r) = if shift >= 0 {
+                let scaled = &n << (shift as usize);
+                (&scaled / &d, &scaled % &d)
+            } else {
+                let scaled = &d << ((-shift) as usize);
+                (&n / &scaled, &n % &scaled)
+            };
+            // value = (q + r/d') · 2^-shift, q has 55 or 56 bits.
+            let mut q = q.to_u64().unwrap_or(u64::MAX);
+            let q_bits = 64 - i64::from(q.leading_zeros());
+            let exponent = q_bits - 1 - shift;
+            let mut extra = q_bits - 53;
+            if exponent < -1022 {
+                extra += -1022 - exponent;
+            }
+            let mut shift = shift;
+            if extra > 0 {
+                let (low, half) = if extra >= 64 {
+                    // Everything is rounded off; `half` exceeds any 56-bit q.
+                    (u128::from(q), u128::MAX)
+                } else {
+                    (u128::from(q) & ((1u128 << extra) - 1), 1u128 << (extra - 1))
+                };
+                q = if extra >= 64 { 0 } else { q >> extra };
+                if low > half || (low == half && (!r.is_zero() || q & 1 == 1)) {
+                    q += 1;
+                }
+                shift -= extra;
+            }
+            let result = ldexp(q as f64, -shift);
+            if result.is_infinite() {
+                return Err(PyError::overflow(
+                    "integer division result too large for a float",
+                ));
+            }
+            Ok(if negative { -result } else { result })
+        }
+
+        use num_rational::Ratio;
+        use proptest::prelude::*;
+
+        fn crate_to_f64(n: &BigInt, d: &BigInt) -> Option<f64> {
+            Ratio::new_raw(n.clone(), d.clone()).to_f64()
+        }
+
+        fn same(n: &BigInt, d: &BigInt) -> Result<(), String> {
+            let ours = reference_ratio_to_f64(n, d);
+            let theirs = crate_to_f64(n, d);
+            // And the production function is the crate's conversion.
+            let production = ratio_to_f64(n, d);
+            let agrees = match (&production, theirs) {
+                (Ok(a), Some(b)) => a.to_bits() == b.to_bits(),
+                (Err(_), Some(b)) => b.is_infinite(),
+                (Err(_), None) => true,
+                (Ok(_), None) => false,
+            };
+            if !agrees {
+                return Err(format!(
+                    "{n} / {d}: ratio_to_f64 {production:?}, num-rational {theirs:?}"
+                ));
+            }
+            let agree = match (&ours, theirs) {
+                (Ok(a), Some(b)) => a.to_bits() == b.to_bits(),
+                (Err(e), Some(b)) => e.kind == "OverflowError" && b.is_infinite(),
+                (Err(e), None) => e.kind == "ZeroDivisionError",
+                (Ok(_), None) => false,
+            };
+            if agree {
+                Ok(())
+            } else {
+                Err(format!("{n} / {d}: ours {ours:?}, num-rational {theirs:?}"))
+            }
+        }
+
+        /// A big integer of about `bits` bits from random limbs, with a sign.
+        fn big(limbs: Vec<u64>, bits: u32, negative: bool) -> BigInt {
+            let mut x = BigInt::zero();
+            for l in limbs {
+                x = (x << 64u32) + BigInt::from(l);
+            }
+            let excess = x.bits().saturating_sub(u64::from(bits)) as usize;
+            let x = x >> excess;
+            if negative {
+                -x
+            } else {
+                x
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+            #[test]
+            fn same_bits_on_random_operands(
+                nl in prop::collection::vec(any::<u64>(), 1..40),
+                dl in prop::collection::vec(any::<u64>(), 1..40),
+                nb in 1u32..2500,
+                db in 1u32..2500,
+                ns in any::<bool>(),
+                ds in any::<bool>(),
+            ) {
+                let (n, d) = (big(nl, nb, ns), big(dl, db, ds));
+                prop_assume!(!d.is_zero() && !n.is_zero());
+                prop_assert!(same(&n, &d).is_ok(), "{}", same(&n, &d).unwrap_err());
+            }
+
+            /// Quotients near the subnormal range and near the largest double.
+            #[test]
+            fn same_bits_at_the_edges(
+                k in 1000u32..1100,
+                m in 1000u32..1030,
+                a in any::<u64>(),
+                b in 1u64..,
+                off in -3i64..=3,
+            ) {
+                let one = BigInt::one();
+                let tiny = BigInt::from(a) + BigInt::from(off);
+                let deep = (&one << k) + BigInt::from(b);
+                prop_assume!(!tiny.is_zero());
+                prop_assert!(same(&tiny, &deep).is_ok(), "{}", same(&tiny, &deep).unwrap_err());
+                let huge = (&one << m) * BigInt::from(a | 1) + BigInt::from(off);
+                prop_assert!(same(&huge, &BigInt::from(b)).is_ok(), "{}", same(&huge, &BigInt::from(b)).unwrap_err());
+            }
+        }
+
+        #[test]
+        fn same_bits_on_fixed_edges() {
+            let one = BigInt::one();
+            let max = BigInt::from(u64::MAX);
+            let cases = [
+                (one.clone(), &one << 1074u32),
+                (one.clone(), &one << 1075u32),
+                (one.clone(), (&one << 1075u32) - &one),
+                (one.clone(), (&one << 1075u32) + &one),
+                (BigInt::from(3), &one << 1076u32),
+                ((&one << 1024u32) - (&one << 970u32), one.clone()),
+                ((&one << 1024u32) - (&one << 971u32), one.clone()),
+                ((&one << 1024u32) - (&one << 970u32) - &one, one.clone()),
+                (&one << 1024u32, one.clone()),
+                (max.clone(), max.clone() - &one),
+                ((&one << 53u32) + &one, BigInt::from(3)),
+                (BigInt::from(-7), BigInt::from(2)),
+                (BigInt::from(7), BigInt::from(-2)),
+            ];
+            // CPython: 0 / -5 is -0.0 (the hand-written version gave 0.0).
+            assert_eq!(
+                ratio_to_f64(&BigInt::zero(), &BigInt::from(-5))
+                    .unwrap()
+                    .to_bits(),
+                (-0.0f64).to_bits()
+            );
+            let failures: Vec<String> =
+                cases.iter().filter_map(|(n, d)| same(n, d).err()).collect();
+            assert!(failures.is_empty(), "{failures:#?}");
+        }
     }
 }

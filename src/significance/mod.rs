@@ -18,11 +18,14 @@
 
 pub mod paired;
 pub mod poisson;
+mod splitmix;
 
 use std::num::NonZeroUsize;
 
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
+
+use splitmix::{mix, GAMMA};
 
 /// sacreBLEU's default seed (`SACREBLEU_SEED`), so that a default run names the same seed in
 /// its signature.
@@ -232,26 +235,16 @@ pub enum Stream {
     Randomization = 2,
 }
 
-/// SplitMix64's increment (the golden ratio).
-const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
-
-/// SplitMix64's output function (Steele, Lea & Flood 2014): a bijective 64-bit mix.
-fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// The generator of sample `index` of `stream` under `seed`: a PCG-64 MCG whose whole 128-bit
 /// state is two SplitMix64 outputs at a position given by `(stream, index)`. Both halves are
 /// mixed because MCG states that differ only in their high half stay related forever (the low
 /// halves evolve identically); for one seed and stream, distinct indices give distinct low
 /// halves (SplitMix64 is a bijection), so no two samples share a state.
 pub fn sample_rng(seed: u64, stream: Stream, index: u64) -> Pcg64Mcg {
-    let base = mix64(seed ^ (stream as u64).wrapping_mul(GAMMA));
+    let base = mix(seed ^ (stream as u64).wrapping_mul(GAMMA));
     let x = base.wrapping_add(index.wrapping_mul(2).wrapping_add(1).wrapping_mul(GAMMA));
-    let lo = mix64(x);
-    let hi = mix64(x.wrapping_add(GAMMA));
+    let lo = mix(x);
+    let hi = mix(x.wrapping_add(GAMMA));
     Pcg64Mcg::new((u128::from(hi) << 64) | u128::from(lo))
 }
 

@@ -12,6 +12,8 @@
 //! would silently change saved replicates), which is why they are written out here rather than
 //! taken from a crate whose output may change between versions.
 
+use super::splitmix::{mix, GAMMA};
+
 /// `P(X ≤ k)` for X ~ Poisson(1), k = 0, 1, …, scaled to 2^64 and truncated (computed with
 /// 60-digit decimal arithmetic): a uniform `u64` below `THRESHOLDS[k]` and at or above
 /// `THRESHOLDS[k − 1]` is the weight k.
@@ -37,17 +39,6 @@ const THRESHOLDS: [u64; 20] = [
     0xffffffffffffffc5,
     0xfffffffffffffffd,
 ];
-
-/// SplitMix64's increment (the golden ratio), separating the replicates' hash inputs.
-const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
-
-/// SplitMix64's output function (Steele, Lea & Flood, 2014): a bijective 64-bit mix whose
-/// outputs pass BigCrush when fed a counter.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// The hash state of one segment: every replicate's weight derives from it.
 fn segment_key(seed: u64, line: u64) -> u64 {

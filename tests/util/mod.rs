@@ -753,6 +753,37 @@ impl Tally {
 // Tests of the harness itself
 // ---------------------------------------------------------------------------------------------
 
+/// A fresh temporary directory for one test's files ([`tempfile`]), removed when dropped.
+pub struct TempDir(tempfile::TempDir);
+
+impl TempDir {
+    /// A new directory whose name starts with `bleu-stream-{what}-`.
+    pub fn new(what: &str) -> TempDir {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("bleu-stream-{what}-"))
+            .tempdir()
+            .expect("create a temporary directory");
+        TempDir(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        self.0.path()
+    }
+
+    /// Writes `bytes` to `name` in the directory and returns its path.
+    pub fn file(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.0.path().join(name);
+        std::fs::write(&path, bytes).expect("write a test file");
+        path
+    }
+
+    /// [`TempDir::file`], the path as a string (for argument lists).
+    pub fn file_str(&self, name: &str, text: &str) -> String {
+        let path = self.file(name, text);
+        path.to_str().expect("UTF-8 temp path").to_owned()
+    }
+}
+
 #[cfg(test)]
 mod harness_tests {
     use super::*;
