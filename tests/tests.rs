@@ -8,6 +8,7 @@ mod live;
 mod merge;
 mod misuse;
 mod soak;
+mod tokenizer_models;
 
 mod differential;
 mod properties;
