@@ -77,7 +77,7 @@ pub fn run_driver(args: &[String], env: &[(&str, &Path)]) -> (Vec<Value>, Option
 /// Compares `tokenize(line, lowercase)` with every driver record; returns the count checked.
 pub fn compare_tokens(
     records: &[Value],
-    tokenize: impl Fn(&str, bool) -> Vec<String>,
+    mut tokenize: impl FnMut(&str, bool) -> Vec<String>,
     bad: &mut Mismatches,
 ) -> usize {
     let mut checked = 0;
@@ -269,4 +269,219 @@ fn ja_mecab_flag_wins_over_environment() {
     let bleu = &rows.last().unwrap()["bleu"];
     assert_eq!(bleu["counts"], bleu["totals"], "{bleu}");
     assert!(bleu["sys_len"].as_u64().unwrap() > 4, "{bleu}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// flores101 / flores200 / spm
+// ---------------------------------------------------------------------------------------------
+
+const SPM_MODELS: [&str; 4] = ["unigram_nfkc_bf", "unigram_plain", "bpe_plain", "bpe_bf"];
+
+fn spm_data() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/spm")
+}
+
+fn load_spm(name: &str) -> bleu_stream::tokenize::spm::Spm {
+    let bytes = std::fs::read(spm_data().join(format!("{name}.model"))).unwrap();
+    bleu_stream::tokenize::spm::Spm::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// BLEU's tokens with a SentencePiece model: `" ".join(EncodeAsPieces(rstrip(line))).split()`.
+fn spm_bleu_tokens(
+    spm: &bleu_stream::tokenize::spm::Spm,
+    line: &str,
+    lc: bool,
+    s: &mut bleu_stream::tokenize::spm::Scratch,
+) -> Vec<String> {
+    use bleu_stream::unicode::{py_lower, py_rstrip, py_split};
+    let line = if lc { py_lower(line) } else { line.to_owned() };
+    py_split(spm.encode_joined(py_rstrip(&line), s))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn spm_models_match_recorded_pieces() {
+    // tests/data/spm/expected.jsonl: sentencepiece's EncodeAsPieces, recorded by gen.py.
+    let text = std::fs::read_to_string(spm_data().join("expected.jsonl")).unwrap();
+    let models: Vec<_> = SPM_MODELS.iter().map(|m| (*m, load_spm(m))).collect();
+    let mut s = Default::default();
+    let mut bad = Mismatches::new();
+    let mut checked = 0;
+    for l in text.lines() {
+        let rec: Value = serde_json::from_str(l).unwrap();
+        let name = rec["model"].as_str().unwrap();
+        let spm = &models.iter().find(|(m, _)| *m == name).expect("model").1;
+        let line = rec["line"].as_str().unwrap();
+        let want: Vec<&str> = rec["pieces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap())
+            .collect();
+        let got = spm.encode_joined(line, &mut s);
+        if got != want.join(" ") {
+            bad.push(name, format!("{line:?}: expected {want:?}, got {got:?}"));
+        }
+        checked += 1;
+    }
+    println!("spm recorded pieces: {checked} lines × model checked");
+    bad.finish("spm recorded pieces");
+}
+
+#[test]
+fn spm_differential() {
+    // Each test model against sentencepiece itself on fresh seeded lines, and flores101/
+    // flores200 through sacreBLEU pointed at the test models with SACREBLEU=dir: tokens and
+    // corpus BLEU bits, also through the binary (which finds the models the same way).
+    let name = "differential spm";
+    if let Err(why) = python_ready("flores101") {
+        skip_optional(name, &why);
+        return;
+    }
+    let seed = seed();
+    let cases = 400;
+    let mut bad = Mismatches::new();
+    let mut s = Default::default();
+    let mut direct = 0;
+    for m in SPM_MODELS {
+        let spm = load_spm(m);
+        let model = spm_data().join(format!("{m}.model"));
+        let args = [
+            "--spm-direct".to_owned(),
+            model.display().to_string(),
+            "--seed".to_owned(),
+            seed.to_string(),
+            "--cases".to_owned(),
+            cases.to_string(),
+        ];
+        let (records, _) = run_driver(&args, &[]);
+        for rec in &records {
+            let line = rec["line"].as_str().unwrap();
+            let want = rec["joined"].as_str().unwrap();
+            let got = spm.encode_joined(line, &mut s);
+            if got != want {
+                bad.push(m, format!("{line:?}: expected {want:?}, got {got:?}"));
+            }
+            direct += 1;
+        }
+    }
+    // sacreBLEU with SACREBLEU=dir: flores101 is the nmt_nfkc unigram model, flores200 the BPE one.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("models")).unwrap();
+    let put = |m: &str, file: &str| {
+        std::fs::copy(
+            spm_data().join(format!("{m}.model")),
+            dir.path().join("models").join(file),
+        )
+        .unwrap();
+    };
+    put("unigram_nfkc_bf", "sacrebleu_tokenizer_spm.model");
+    put("bpe_bf", "flores200sacrebleuspm");
+    let mut via_sacrebleu = 0;
+    for (tok, m) in [
+        ("flores101", "unigram_nfkc_bf"),
+        ("flores200", "bpe_bf"),
+        ("spm", "unigram_nfkc_bf"),
+    ] {
+        let args = [
+            "--tokenizer".to_owned(),
+            tok.to_owned(),
+            "--seed".to_owned(),
+            seed.to_string(),
+            "--cases".to_owned(),
+            cases.to_string(),
+        ];
+        let env = [("SACREBLEU", dir.path())];
+        let (records, corpus) = run_driver(&args, &env);
+        let spm = load_spm(m);
+        via_sacrebleu += compare_tokens(
+            &records,
+            |l, lc| spm_bleu_tokens(&spm, l, lc, &mut s),
+            &mut bad,
+        );
+        let corpus = corpus.expect("corpus record");
+        compare_corpus(&corpus, &["-t", tok], &env, &mut bad);
+        // --spm-model overrides the place; the signature keeps the -t name.
+        let model = spm_data().join(format!("{m}.model"));
+        let empty = tempfile::tempdir().unwrap();
+        let args = ["-t", tok, "--spm-model", model.to_str().unwrap()];
+        compare_corpus(&corpus, &args, &[("SACREBLEU", empty.path())], &mut bad);
+    }
+    println!(
+        "differential spm: seed {seed}, {direct} lines against sentencepiece ({} models), \
+         {via_sacrebleu} token sequences and 6 corpus BLEU runs against sacreBLEU \
+         (flores101, flores200, spm)",
+        SPM_MODELS.len()
+    );
+    bad.finish(name);
+}
+
+#[test]
+fn spm_without_model_is_a_usage_error() {
+    let empty = tempfile::tempdir().unwrap();
+    for (tok, file) in [
+        ("flores101", "sacrebleu_tokenizer_spm.model"),
+        ("flores200", "flores200sacrebleuspm"),
+        ("spm", "sacrebleu_tokenizer_spm.model"),
+    ] {
+        let out = Cmd::new()
+            .args(["-t", tok])
+            .env("SACREBLEU", empty.path())
+            .stdin("a\tb\n")
+            .run();
+        assert_eq!(out.code, Some(2), "{}", out.describe());
+        assert!(out.stdout_str().is_empty(), "no score: {}", out.describe());
+        let err = out.stderr_str();
+        let expected = empty.path().join("models").join(file);
+        for needle in [
+            "bleu-stream: error:",
+            "--spm-model",
+            "does not download",
+            &expected.display().to_string(),
+        ] {
+            assert!(err.contains(needle), "{needle:?} in {err}");
+        }
+    }
+    // A file that is not a model.
+    let junk = empty.path().join("junk.model");
+    std::fs::write(&junk, b"\x0a\xff\xff\xff\xff\x0f").unwrap();
+    let out = Cmd::new()
+        .args(["-t", "flores101", "--spm-model"])
+        .arg(&junk)
+        .stdin("a\tb\n")
+        .run();
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(out
+        .stderr_str()
+        .contains("not a usable SentencePiece model"));
+}
+
+#[test]
+fn spm_threads_give_identical_output() {
+    let model = spm_data().join("unigram_nfkc_bf.model");
+    let mut input = String::new();
+    let mut x = 12345u64;
+    for i in 0..3000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let w = ["日本語", "ＡＢＣ", "the", "Straße", "١٢٣", "😀", "x", "  "];
+        input.push_str(&format!(
+            "{} {i}\t{} {}\n",
+            w[(x % 8) as usize],
+            w[(x >> 8) as usize % 8],
+            w[(x >> 16) as usize % 8]
+        ));
+    }
+    let run = |j: &str| {
+        let out = Cmd::new()
+            .args(["-t", "flores101", "-f", "jsonl", "-j", j, "--spm-model"])
+            .arg(&model)
+            .stdin(input.clone())
+            .run();
+        assert!(out.success(), "{}", out.describe());
+        out.stdout
+    };
+    assert_eq!(run("1"), run("4"));
 }

@@ -11,9 +11,10 @@ use crate::tokenize::{ModelPaths, Tokenizer};
 /// Options that more than one metric reads.
 #[derive(Args, Clone, Debug, Default, PartialEq)]
 pub struct CommonArgs {
-    /// Tokenizer (sacreBLEU -tok): 13a, intl, zh, char, none or ja-mecab. Default: 13a for
-    /// bleu; for nltk-bleu and gleu none at all (Python str.split() only) unless this option is
-    /// given. ja-mecab needs MeCab's IPADIC source dictionary (see --mecab-dic).
+    /// Tokenizer (sacreBLEU -tok): 13a, intl, zh, char, none, ja-mecab, flores101, flores200
+    /// or spm. Default: 13a for bleu; for nltk-bleu and gleu none at all (Python str.split()
+    /// only) unless this option is given. ja-mecab needs MeCab's IPADIC source dictionary (see
+    /// --mecab-dic), flores101/flores200/spm sacreBLEU's SentencePiece model (see --spm-model).
     #[arg(short, long, visible_alias = "tok", value_name = "NAME",
           value_parser = clap::builder::PossibleValuesParser::new(Tokenizer::NAMES))]
     pub tokenize: Option<String>,
@@ -28,6 +29,13 @@ pub struct CommonArgs {
     /// dictionary is cached in $XDG_CACHE_HOME/bleu-stream (default ~/.cache/bleu-stream).
     #[arg(long, value_name = "DIR", help_heading = "Tokenizer model options")]
     pub mecab_dic: Option<PathBuf>,
+
+    /// flores101, flores200, spm: the SentencePiece model file. Default: sacreBLEU's copy,
+    /// $SACREBLEU/models/sacrebleu_tokenizer_spm.model (flores101, spm) or
+    /// $SACREBLEU/models/flores200sacrebleuspm (flores200), $SACREBLEU defaulting to
+    /// ~/.sacrebleu. Never downloaded. The signature keeps the -t name.
+    #[arg(long, value_name = "FILE", help_heading = "Tokenizer model options")]
+    pub spm_model: Option<PathBuf>,
 
     /// nist, mteval-bleu: mteval-v13a's international tokenization
     /// (--international-tokenization) instead of the normal one.
@@ -55,6 +63,7 @@ impl CommonArgs {
     pub fn model_paths(&self) -> ModelPaths {
         ModelPaths {
             mecab_dic: self.mecab_dic.clone(),
+            spm_model: self.spm_model.clone(),
         }
     }
 }

@@ -1,4 +1,5 @@
-//! sacreBLEU 2.6.0 BLEU tokenizers (`13a`, `intl`, `zh`, `char`, `none`, `ja-mecab`).
+//! sacreBLEU 2.6.0 BLEU tokenizers (`13a`, `intl`, `zh`, `char`, `none`, `ja-mecab`,
+//! `flores101`, `flores200`, `spm`).
 //!
 //! BLEU preprocesses every segment as `lower()` (if asked) → `rstrip` (Python whitespace) →
 //! tokenizer → `split()` (reference: `SACREBLEU.md` §2). The tokenizer's output string is only
@@ -13,6 +14,7 @@ pub mod models;
 pub mod mteval;
 mod regexp;
 pub mod split;
+pub mod spm;
 mod t13a;
 mod zh;
 
@@ -36,11 +38,27 @@ pub enum Tokenizer {
     None,
     /// `ja-mecab`: MeCab 0.996 with IPADIC (see [`ja_mecab`]; needs [`prepare`]).
     JaMecab,
+    /// `flores101`: SentencePiece with the FLORES-101 model (see [`spm`]; needs [`prepare`]).
+    Flores101,
+    /// `flores200`: SentencePiece with the FLORES-200 model.
+    Flores200,
+    /// `spm`: sacreBLEU's deprecated name of `flores101` (same model and signature).
+    Spm,
 }
 
 impl Tokenizer {
     /// All tokenizers this build implements, by sacreBLEU name.
-    pub const NAMES: [&'static str; 6] = ["13a", "intl", "zh", "char", "none", "ja-mecab"];
+    pub const NAMES: [&'static str; 9] = [
+        "13a",
+        "intl",
+        "zh",
+        "char",
+        "none",
+        "ja-mecab",
+        "flores101",
+        "flores200",
+        "spm",
+    ];
 
     /// Looks a tokenizer up by its sacreBLEU name (`-tok` value).
     pub fn from_name(name: &str) -> Option<Tokenizer> {
@@ -51,6 +69,9 @@ impl Tokenizer {
             "char" => Tokenizer::Char,
             "none" => Tokenizer::None,
             "ja-mecab" => Tokenizer::JaMecab,
+            "flores101" => Tokenizer::Flores101,
+            "flores200" => Tokenizer::Flores200,
+            "spm" => Tokenizer::Spm,
             _ => return None,
         })
     }
@@ -64,14 +85,19 @@ impl Tokenizer {
             Tokenizer::Char => "char",
             Tokenizer::None => "none",
             Tokenizer::JaMecab => "ja-mecab",
+            Tokenizer::Flores101 => "flores101",
+            Tokenizer::Flores200 => "flores200",
+            Tokenizer::Spm => "spm",
         }
     }
 
     /// The name used in signatures (`tok:13a`): sacreBLEU's tokenizer `signature()`, which for
-    /// MeCab adds the MeCab version and dictionary (`ja-mecab-0.996-IPA`).
+    /// MeCab adds the MeCab version and dictionary (`ja-mecab-0.996-IPA`) and for `spm` is
+    /// `flores101`.
     pub fn name(self) -> &'static str {
         match self {
             Tokenizer::JaMecab => "ja-mecab-0.996-IPA",
+            Tokenizer::Spm => "flores101",
             _ => self.cli_name(),
         }
     }
@@ -99,6 +125,9 @@ impl Tokenizer {
                 .ja
                 .get_or_insert_with(|| models::ja_mecab().worker())
                 .tokenize(line, out),
+            Tokenizer::Flores101 | Tokenizer::Flores200 | Tokenizer::Spm => {
+                models::spm(self).tokenize(line, &mut scratch.spm, out)
+            }
         }
         scratch.lower = lower;
     }
@@ -141,6 +170,8 @@ pub struct Scratch {
     rest: Buffers,
     /// The thread's ja-mecab lattice, made on first use.
     ja: Option<ja_mecab::Worker>,
+    /// The thread's SentencePiece buffers.
+    spm: spm::Scratch,
 }
 
 /// The buffers a tokenizer works in, apart from the lowercased input.

@@ -1,5 +1,6 @@
-//! Tokenizers that need a file besides the program — MeCab's IPADIC for `ja-mecab` — : where
-//! that file is looked up, and the one loaded copy the whole process shares.
+//! Tokenizers that need a file besides the program — MeCab's IPADIC for `ja-mecab`, a
+//! SentencePiece model for `flores101`/`flores200`/`spm` — : where that file is looked up, and
+//! the one loaded copy the whole process shares.
 //!
 //! The command line loads them while it validates its options ([`prepare`]), so that a missing
 //! dictionary is a usage error (exit status 2) before any input is read, never a failure in a
@@ -10,6 +11,7 @@ use std::sync::{Mutex, OnceLock};
 
 use super::dictionary_cache;
 use super::ja_mecab::{self, JaMecab};
+use super::spm::Spm;
 use super::Tokenizer;
 
 /// Environment variable naming the IPADIC source directory (`--mecab-dic` wins over it).
@@ -20,9 +22,78 @@ pub const MECAB_DIC_ENV: &str = "BLEU_STREAM_MECAB_DIC";
 pub struct ModelPaths {
     /// `--mecab-dic DIR`.
     pub mecab_dic: Option<PathBuf>,
+    /// `--spm-model FILE`.
+    pub spm_model: Option<PathBuf>,
 }
 
 static JA_MECAB: OnceLock<JaMecab> = OnceLock::new();
+static FLORES101: OnceLock<Spm> = OnceLock::new();
+static FLORES200: OnceLock<Spm> = OnceLock::new();
+
+/// sacreBLEU's SentencePiece models (`tokenizer_spm.py` `SPM_MODELS`): the file name under
+/// `$SACREBLEU/models/` (the basename of the download URL) and the URL.
+fn spm_file(tok: Tokenizer) -> Option<(&'static OnceLock<Spm>, &'static str, &'static str)> {
+    const FLORES101_URL: &str =
+        "https://dl.fbaipublicfiles.com/fairseq/models/flores/sacrebleu_tokenizer_spm.model";
+    Some(match tok {
+        Tokenizer::Flores101 | Tokenizer::Spm => {
+            (&FLORES101, "sacrebleu_tokenizer_spm.model", FLORES101_URL)
+        }
+        Tokenizer::Flores200 => (
+            &FLORES200,
+            "flores200sacrebleuspm",
+            "https://tinyurl.com/flores200sacrebleuspm",
+        ),
+        _ => return None,
+    })
+}
+
+/// sacreBLEU's model directory: `$SACREBLEU/models` (`utils.SACREBLEU_DIR`: the variable if set,
+/// even empty), else `~/.sacrebleu/models`.
+pub fn sacrebleu_models_dir() -> PathBuf {
+    let base = match std::env::var_os("SACREBLEU") {
+        Some(dir) => PathBuf::from(dir),
+        None => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default()
+            .join(".sacrebleu"),
+    };
+    base.join("models")
+}
+
+/// The model file of a SentencePiece tokenizer: `--spm-model`, else sacreBLEU's place.
+pub fn spm_model(tok: Tokenizer, paths: &ModelPaths) -> Option<(PathBuf, &'static str)> {
+    let (_, file, _) = spm_file(tok)?;
+    Some(match &paths.spm_model {
+        Some(f) => (f.clone(), "--spm-model"),
+        None => (
+            sacrebleu_models_dir().join(file),
+            "sacreBLEU's model directory",
+        ),
+    })
+}
+
+fn load_spm(tok: Tokenizer, paths: &ModelPaths) -> Result<Spm, String> {
+    let (_, _, url) = spm_file(tok).expect("an SPM tokenizer");
+    let (path, how) = spm_model(tok, paths).expect("an SPM tokenizer");
+    let name = tok.cli_name();
+    let bytes = std::fs::read(&path).map_err(|e| {
+        format!(
+            "-t {name} needs the SentencePiece model {} ({how}): {}. bleu-stream does not \
+             download; sacreBLEU fetches it from {url} into $SACREBLEU/models/ (default \
+             ~/.sacrebleu/models/) the first time it runs with -tok {name}: put the file \
+             there, or give it with --spm-model FILE",
+            path.display(),
+            crate::diagnostic::io_message(&e)
+        )
+    })?;
+    Spm::from_bytes(&bytes).map_err(|e| {
+        format!(
+            "-t {name}: {} is not a usable SentencePiece model: {e}",
+            path.display()
+        )
+    })
+}
 /// Serialises loading (two metrics may prepare the same tokenizer).
 static LOADING: Mutex<()> = Mutex::new(());
 
@@ -38,8 +109,46 @@ pub fn prepare(tok: Tokenizer, paths: &ModelPaths) -> Result<(), String> {
             }
             Ok(())
         }
+        Tokenizer::Flores101 | Tokenizer::Flores200 | Tokenizer::Spm => {
+            if tok == Tokenizer::Spm {
+                warn_spm_once();
+            }
+            let (cell, _, _) = spm_file(tok).expect("an SPM tokenizer");
+            let _guard = LOADING.lock().unwrap_or_else(|e| e.into_inner());
+            if cell.get().is_none() {
+                let spm = load_spm(tok, paths)?;
+                let _ = cell.set(spm);
+            }
+            Ok(())
+        }
         _ => Ok(()),
     }
+}
+
+/// sacreBLEU's warning for `-tok spm` (once per process).
+fn warn_spm_once() {
+    static WARNED: OnceLock<()> = OnceLock::new();
+    WARNED.get_or_init(|| {
+        crate::diagnostic::diagnostic(
+            "warning: tokenizer 'spm' has been changed to 'flores101' (sacreBLEU: it may be \
+             removed in the future); same model, signature tok:flores101",
+        )
+    });
+}
+
+/// The loaded model of a SentencePiece tokenizer (see [`ja_mecab`] for when it is loaded here).
+///
+/// # Panics
+/// When it was not prepared and cannot be loaded (the message says why).
+pub(super) fn spm(tok: Tokenizer) -> &'static Spm {
+    let (cell, _, _) = spm_file(tok).expect("an SPM tokenizer");
+    if let Some(spm) = cell.get() {
+        return spm;
+    }
+    if let Err(e) = prepare(tok, &ModelPaths::default()) {
+        panic!("{e}");
+    }
+    cell.get().expect("prepared")
 }
 
 /// The IPADIC directory: `--mecab-dic`, else `$BLEU_STREAM_MECAB_DIC`, else Debian's place.

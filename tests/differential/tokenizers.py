@@ -12,8 +12,8 @@ with sacreBLEU's corpus BLEU of the lines paired (hyp = line 2i, ref = line 2i+1
 
 Tokens are what sacreBLEU 2.6.0's BLEU uses: `tokenizer(line.rstrip()).split()` (after `lower()`
 for tokens_lc). For the SentencePiece tokenizers the model comes from $SACREBLEU/models, as in
-sacreBLEU; `--spm-direct FILE` instead compares with `sentencepiece` itself
-(" ".join(EncodeAsPieces(line)).split()).
+sacreBLEU; `--spm-direct FILE` instead writes {"line": s, "joined": " ".join(EncodeAsPieces(s))}
+from `sentencepiece` itself on the raw line (no rstrip, no split), and no corpus record.
 
 usage: tokenizers.py --tokenizer NAME --seed N --cases N [--wmt22 DIR] [--spm-direct FILE]
        tokenizers.py --check NAME   (exit 0 iff the packages that NAME needs are importable)
@@ -115,6 +115,11 @@ def main():
     else:
         tok = make_tokenizer(args.tokenizer)
     out = sys.stdout
+    if args.spm_direct:
+        for line in lines:
+            rec = {"line": line, "joined": tok(line)}
+            out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        return 0
     for line in lines:
         rec = {
             "line": line,
@@ -122,7 +127,7 @@ def main():
             "tokens_lc": tok(line.lower().rstrip()).split(),
         }
         out.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    if not args.spm_direct:
+    if True:
         from sacrebleu.metrics import BLEU
 
         # Lines without a tab or newline make a TSV for the binary.
