@@ -485,3 +485,46 @@ fn spm_threads_give_identical_output() {
     };
     assert_eq!(run("1"), run("4"));
 }
+
+#[test]
+fn ja_mecab_threads_give_identical_output() {
+    let name = "ja-mecab -j 1 and -j 4";
+    if !mecab_ipadic_or_skip(name) {
+        return;
+    }
+    let words = [
+        "東京都",
+        "に住んでいる",
+        "山田さん",
+        "は",
+        "ＡＢＣ",
+        "１２月",
+        "😀",
+        " ",
+        "です。",
+    ];
+    let mut input = String::new();
+    let mut x = 987654321u64;
+    for i in 0..3000 {
+        let mut field = || {
+            (0..6)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    words[(x % words.len() as u64) as usize]
+                })
+                .collect::<String>()
+        };
+        input.push_str(&format!("{}{i}\t{}\n", field(), field()));
+    }
+    let run = |j: &str| {
+        let out = Cmd::new()
+            .args(["-t", "ja-mecab", "-f", "jsonl", "-j", j])
+            .stdin(input.clone())
+            .run();
+        assert!(out.success(), "{}", out.describe());
+        out.stdout
+    };
+    assert_eq!(run("1"), run("4"));
+}
