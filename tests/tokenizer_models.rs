@@ -528,3 +528,95 @@ fn ja_mecab_threads_give_identical_output() {
     };
     assert_eq!(run("1"), run("4"));
 }
+
+#[test]
+fn spm_in_compare_confidence_and_merge() {
+    // Every command that takes a tokenizer takes the model tokenizers: compare, --confidence
+    // and stats documents for merge (which need no model: they carry statistics).
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    std::fs::create_dir(&models).unwrap();
+    std::fs::copy(
+        spm_data().join("bpe_bf.model"),
+        models.join("flores200sacrebleuspm"),
+    )
+    .unwrap();
+    let file = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let r = file(
+        "r.txt",
+        "der Hund bellt laut\nein kleines Haus\nes regnet heute\n",
+    );
+    let a = file("a.txt", "der Hund bellt\nein kleines Haus\nes regnet\n");
+    let b = file(
+        "b.txt",
+        "ein Hund bellt laut\nkleines Haus\nheute regnet es\n",
+    );
+    let env = [("SACREBLEU", dir.path())];
+    let run = |args: &[&std::ffi::OsStr]| {
+        let mut cmd = Cmd::new();
+        cmd.args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.run();
+        assert!(out.success(), "{}", out.describe());
+        out
+    };
+    let os = |s: &str| std::ffi::OsString::from(s);
+    let (r, a, b) = (r.into_os_string(), a.into_os_string(), b.into_os_string());
+    let out = run(&[
+        &os("compare"),
+        &os("-t"),
+        &os("flores200"),
+        &os("-r"),
+        &r,
+        &os("-i"),
+        &a,
+        &b,
+    ]);
+    assert!(
+        out.stdout_str().contains("tok:flores200"),
+        "{}",
+        out.describe()
+    );
+    let out = run(&[
+        &os("-t"),
+        &os("flores200"),
+        &os("--confidence"),
+        &os("--corpus-only"),
+        &os("-r"),
+        &r,
+        &a,
+    ]);
+    assert!(out.stdout_str().contains("μ ="), "{}", out.describe());
+    let stats = run(&[
+        &os("-t"),
+        &os("flores200"),
+        &os("--emit"),
+        &os("stats"),
+        &os("-r"),
+        &r,
+        &a,
+    ]);
+    let doc = file("a.json", &stats.stdout_str());
+    let direct = run(&[
+        &os("-t"),
+        &os("flores200"),
+        &os("--corpus-only"),
+        &os("-r"),
+        &r,
+        &a,
+    ]);
+    let merged = Cmd::new()
+        .arg("merge")
+        .arg(&doc)
+        .env("SACREBLEU", "/nonexistent")
+        .run();
+    assert!(merged.success(), "{}", merged.describe());
+    assert!(direct.stdout_str().contains("tok:flores200"), "{}", direct.describe());
+    assert_eq!(merged.stdout_str(), direct.stdout_str());
+}
