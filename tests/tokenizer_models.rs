@@ -617,6 +617,10 @@ fn spm_in_compare_confidence_and_merge() {
         .env("SACREBLEU", "/nonexistent")
         .run();
     assert!(merged.success(), "{}", merged.describe());
-    assert!(direct.stdout_str().contains("tok:flores200"), "{}", direct.describe());
+    assert!(
+        direct.stdout_str().contains("tok:flores200"),
+        "{}",
+        direct.describe()
+    );
     assert_eq!(merged.stdout_str(), direct.stdout_str());
 }
