@@ -14,9 +14,9 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::util::{
-    brief, float_hex, json_num_eq, json_nums_eq, json_or_py_repr, par_map, parse_float_hex,
-    read_jsonl, read_lines_sacrebleu, sacrebleu_vectors, same_bits, shared_or_skip, show_f64,
-    str_field, wmt22_dir, BleuParams, Cmd, Mismatches, Output, Tally,
+    brief, float_hex, json_num_eq, json_nums_eq, json_or_py_repr, mecab_ipadic_or_skip, par_map,
+    parse_float_hex, read_jsonl, read_lines_sacrebleu, sacrebleu_vectors, same_bits,
+    shared_or_skip, show_f64, str_field, wmt22_dir, BleuParams, Cmd, Mismatches, Output, Tally,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -237,7 +237,11 @@ fn tokenizers() {
     let dir = sacrebleu_vectors(&shared).join("tokenizers");
     let mut bad = Mismatches::new();
     let mut checked = Tally::default();
-    for tok in ["13a", "intl", "zh", "char", "none"] {
+    let mut toks = vec!["13a", "intl", "zh", "char", "none"];
+    if mecab_ipadic_or_skip("conformance sacrebleu tokenizers: ja-mecab") {
+        toks.push("ja-mecab");
+    }
+    for &tok in &toks {
         let tokenizer = Tokenizer::from_name(tok)
             .unwrap_or_else(|| panic!("Tokenizer::from_name({tok:?}) returned None"));
         for rec in read_jsonl(&dir.join(format!("tok_{tok}.jsonl"))) {
@@ -258,14 +262,19 @@ fn tokenizers() {
             }
         }
     }
-    let skipped: usize = ["ja-mecab", "ko-mecab"]
+    let skipped_toks: Vec<&str> = ["ja-mecab", "ko-mecab"]
+        .into_iter()
+        .filter(|t| !toks.contains(t))
+        .collect();
+    let skipped: usize = skipped_toks
         .iter()
         .map(|t| read_jsonl(&dir.join(format!("tok_{t}.jsonl"))).len() * 2)
         .sum();
     let total: usize = checked.0.values().sum();
     println!(
-        "{name}: {total} checked {:?}, {skipped} skipped (ja-mecab, ko-mecab) in {}",
+        "{name}: {total} checked {:?}, {skipped} skipped ({}) in {}",
         checked.0,
+        skipped_toks.join(", "),
         elapsed(start)
     );
     bad.finish(name);
@@ -394,9 +403,13 @@ fn sentence_bleu(stem: &str) {
     let records = read_jsonl(&path);
     let mut groups: Vec<(BleuParams, Vec<&Value>)> = Vec::new();
     let mut skipped = Tally::default();
+    let have_ipadic = !records
+        .iter()
+        .any(|r| r["params"]["tokenize"] == "ja-mecab")
+        || mecab_ipadic_or_skip(&format!("{name}: ja-mecab records"));
     for rec in &records {
         let params = BleuParams::from_json(&rec["params"]);
-        if params.needs_mecab() {
+        if params.skip_mecab(have_ipadic) {
             skipped.add(params.tokenize.clone(), 1);
             continue;
         }
@@ -576,9 +589,11 @@ fn wmt22_corpus(stem: &str) {
     );
     let mut skipped = Tally::default();
     let mut records = Vec::new();
+    let have_ipadic = !all.iter().any(|r| r["params"]["tokenize"] == "ja-mecab")
+        || mecab_ipadic_or_skip(&format!("{name}: ja-mecab records"));
     for rec in &all {
         let params = BleuParams::from_json(&rec["params"]);
-        if params.needs_mecab() {
+        if params.skip_mecab(have_ipadic) {
             skipped.add(params.tokenize.clone(), 1);
         } else {
             records.push((rec, params));

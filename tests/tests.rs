@@ -10,6 +10,7 @@ mod merge;
 mod misuse;
 mod soak;
 mod ter;
+mod tokenizer_models;
 
 mod differential;
 mod properties;

@@ -412,7 +412,7 @@ impl Registered for Bleu {
             EffectiveOrder::No => (false, false),
         };
         Ok(BleuConfig {
-            tokenizer: common.tokenizer().unwrap_or(Tokenizer::T13a),
+            tokenizer: common.tokenizer()?.unwrap_or(Tokenizer::T13a),
             lowercase: common.lowercase,
             smooth_method: args.smooth_method,
             smooth_value: args.smooth_value,

@@ -4,13 +4,17 @@
 
 use clap::Args;
 
-use crate::tokenize::Tokenizer;
+use std::path::PathBuf;
+
+use crate::tokenize::{ModelPaths, Tokenizer};
 
 /// Options that more than one metric reads.
 #[derive(Args, Clone, Debug, Default, PartialEq)]
 pub struct CommonArgs {
-    /// Tokenizer (sacreBLEU -tok): 13a, intl, zh, char or none. Default: 13a for bleu; for
-    /// nltk-bleu and gleu none at all (Python str.split() only) unless this option is given.
+    /// Tokenizer (sacreBLEU -tok): 13a, intl, zh, char, none, ja-mecab, flores101, flores200
+    /// or spm. Default: 13a for bleu; for nltk-bleu and gleu none at all (Python str.split()
+    /// only) unless this option is given. ja-mecab needs MeCab's IPADIC source dictionary (see
+    /// --mecab-dic), flores101/flores200/spm sacreBLEU's SentencePiece model (see --spm-model).
     #[arg(short, long, visible_alias = "tok", value_name = "NAME",
           value_parser = clap::builder::PossibleValuesParser::new(Tokenizer::NAMES))]
     pub tokenize: Option<String>,
@@ -18,6 +22,20 @@ pub struct CommonArgs {
     /// Lowercase hypotheses and references before tokenizing (sacreBLEU -lc).
     #[arg(short, long, visible_alias = "lc")]
     pub lowercase: bool,
+
+    /// ja-mecab: directory of MeCab's IPADIC 2.7.0 source dictionary (EUC-JP *.csv,
+    /// matrix.def, char.def, unk.def). Default: $BLEU_STREAM_MECAB_DIC, else
+    /// /usr/share/mecab/dic/ipadic (Debian/Ubuntu package mecab-ipadic). The compiled
+    /// dictionary is cached in $XDG_CACHE_HOME/bleu-stream (default ~/.cache/bleu-stream).
+    #[arg(long, value_name = "DIR", help_heading = "Tokenizer model options")]
+    pub mecab_dic: Option<PathBuf>,
+
+    /// flores101, flores200, spm: the SentencePiece model file. Default: sacreBLEU's copy,
+    /// $SACREBLEU/models/sacrebleu_tokenizer_spm.model (flores101, spm) or
+    /// $SACREBLEU/models/flores200sacrebleuspm (flores200), $SACREBLEU defaulting to
+    /// ~/.sacrebleu. Never downloaded. The signature keeps the -t name.
+    #[arg(long, value_name = "FILE", help_heading = "Tokenizer model options")]
+    pub spm_model: Option<PathBuf>,
 
     /// nist, mteval-bleu: mteval-v13a's international tokenization
     /// (--international-tokenization) instead of the normal one.
@@ -31,8 +49,21 @@ pub struct CommonArgs {
 }
 
 impl CommonArgs {
-    /// The tokenizer given with `--tokenize`, if any.
-    pub fn tokenizer(&self) -> Option<Tokenizer> {
-        self.tokenize.as_deref().and_then(Tokenizer::from_name)
+    /// The tokenizer given with `--tokenize`, if any, with the dictionary or model it needs
+    /// loaded (`Err`: it cannot be found — a usage error naming what to install).
+    pub fn tokenizer(&self) -> Result<Option<Tokenizer>, String> {
+        let tok = self.tokenize.as_deref().and_then(Tokenizer::from_name);
+        if let Some(tok) = tok {
+            crate::tokenize::prepare(tok, &self.model_paths())?;
+        }
+        Ok(tok)
+    }
+
+    /// The tokenizer files given on the command line.
+    pub fn model_paths(&self) -> ModelPaths {
+        ModelPaths {
+            mecab_dic: self.mecab_dic.clone(),
+            spm_model: self.spm_model.clone(),
+        }
     }
 }

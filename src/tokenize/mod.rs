@@ -1,4 +1,5 @@
-//! sacreBLEU 2.6.0 BLEU tokenizers (`13a`, `intl`, `zh`, `char`, `none`).
+//! sacreBLEU 2.6.0 BLEU tokenizers (`13a`, `intl`, `zh`, `char`, `none`, `ja-mecab`,
+//! `flores101`, `flores200`, `spm`).
 //!
 //! BLEU preprocesses every segment as `lower()` (if asked) → `rstrip` (Python whitespace) →
 //! tokenizer → `split()` (reference: `SACREBLEU.md` §2). The tokenizer's output string is only
@@ -6,13 +7,18 @@
 //! into one reusable text buffer: no allocation per token or per line once the buffers have grown.
 
 mod char_level;
+pub mod dictionary_cache;
 mod intl;
+pub mod ja_mecab;
+pub mod models;
 pub mod mteval;
 mod regexp;
 pub mod split;
+pub mod spm;
 mod t13a;
 mod zh;
 
+pub use models::{prepare, ModelPaths};
 pub use split::AsciiSpace;
 
 use crate::unicode::{has_non_ascii_py_whitespace, py_lower_into, py_rstrip, py_split};
@@ -30,11 +36,29 @@ pub enum Tokenizer {
     Char,
     /// `none`: whitespace split only.
     None,
+    /// `ja-mecab`: MeCab 0.996 with IPADIC (see [`ja_mecab`]; needs [`prepare`]).
+    JaMecab,
+    /// `flores101`: SentencePiece with the FLORES-101 model (see [`spm`]; needs [`prepare`]).
+    Flores101,
+    /// `flores200`: SentencePiece with the FLORES-200 model.
+    Flores200,
+    /// `spm`: sacreBLEU's deprecated name of `flores101` (same model and signature).
+    Spm,
 }
 
 impl Tokenizer {
     /// All tokenizers this build implements, by sacreBLEU name.
-    pub const NAMES: [&'static str; 5] = ["13a", "intl", "zh", "char", "none"];
+    pub const NAMES: [&'static str; 9] = [
+        "13a",
+        "intl",
+        "zh",
+        "char",
+        "none",
+        "ja-mecab",
+        "flores101",
+        "flores200",
+        "spm",
+    ];
 
     /// Looks a tokenizer up by its sacreBLEU name (`-tok` value).
     pub fn from_name(name: &str) -> Option<Tokenizer> {
@@ -44,18 +68,37 @@ impl Tokenizer {
             "zh" => Tokenizer::Zh,
             "char" => Tokenizer::Char,
             "none" => Tokenizer::None,
+            "ja-mecab" => Tokenizer::JaMecab,
+            "flores101" => Tokenizer::Flores101,
+            "flores200" => Tokenizer::Flores200,
+            "spm" => Tokenizer::Spm,
             _ => return None,
         })
     }
 
-    /// The name used in signatures (`tok:13a`); equal to the CLI name for these five.
-    pub fn name(self) -> &'static str {
+    /// The name on the command line and in settings (`-t ja-mecab`).
+    pub fn cli_name(self) -> &'static str {
         match self {
             Tokenizer::T13a => "13a",
             Tokenizer::Intl => "intl",
             Tokenizer::Zh => "zh",
             Tokenizer::Char => "char",
             Tokenizer::None => "none",
+            Tokenizer::JaMecab => "ja-mecab",
+            Tokenizer::Flores101 => "flores101",
+            Tokenizer::Flores200 => "flores200",
+            Tokenizer::Spm => "spm",
+        }
+    }
+
+    /// The name used in signatures (`tok:13a`): sacreBLEU's tokenizer `signature()`, which for
+    /// MeCab adds the MeCab version and dictionary (`ja-mecab-0.996-IPA`) and for `spm` is
+    /// `flores101`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tokenizer::JaMecab => "ja-mecab-0.996-IPA",
+            Tokenizer::Spm => "flores101",
+            _ => self.cli_name(),
         }
     }
 
@@ -78,6 +121,13 @@ impl Tokenizer {
             Tokenizer::T13a => out.extend_split(t13a::tokenize(line, &mut scratch.rest)),
             Tokenizer::Zh => out.extend_split(zh::tokenize(line, &mut scratch.rest)),
             Tokenizer::Intl => out.extend_split(intl::tokenize(line, &mut scratch.rest)),
+            Tokenizer::JaMecab => scratch
+                .ja
+                .get_or_insert_with(|| models::ja_mecab().worker())
+                .tokenize(line, out),
+            Tokenizer::Flores101 | Tokenizer::Flores200 | Tokenizer::Spm => {
+                models::spm(self).tokenize(line, &mut scratch.spm, out)
+            }
         }
         scratch.lower = lower;
     }
@@ -101,7 +151,7 @@ impl Tokenizer {
 /// Settings carry tokenizers by their sacreBLEU name.
 impl serde::Serialize for Tokenizer {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
+        s.serialize_str(self.cli_name())
     }
 }
 
@@ -118,6 +168,10 @@ impl<'de> serde::Deserialize<'de> for Tokenizer {
 pub struct Scratch {
     lower: String,
     rest: Buffers,
+    /// The thread's ja-mecab lattice, made on first use.
+    ja: Option<ja_mecab::Worker>,
+    /// The thread's SentencePiece buffers.
+    spm: spm::Scratch,
 }
 
 /// The buffers a tokenizer works in, apart from the lowercased input.

@@ -324,6 +324,38 @@ pub fn shared_or_skip(what: &str) -> Option<PathBuf> {
     dir
 }
 
+/// True under CI (`CI` set): optional system parts the tests need must then be present.
+pub fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty())
+}
+
+/// Prints `SKIPPED: {what} ({why})`, or fails under CI, where `.ci/run` installs it all.
+pub fn skip_optional(what: &str, why: &str) {
+    assert!(
+        !in_ci(),
+        "{what}: {why} — under CI this is a failure (.ci/run installs it)"
+    );
+    eprint_whole(&format!("SKIPPED: {what} ({why})\n"));
+}
+
+/// Whether ja-mecab can load its dictionary (Debian's `mecab-ipadic`, or
+/// `$BLEU_STREAM_MECAB_DIC`); if not, the skip message for `what` is printed (a failure in CI).
+pub fn mecab_ipadic_or_skip(what: &str) -> bool {
+    let paths = bleu_stream::tokenize::ModelPaths::default();
+    let (dir, _) = bleu_stream::tokenize::models::mecab_dic(&paths);
+    if dir.join("matrix.def").is_file() {
+        return true;
+    }
+    skip_optional(
+        what,
+        &format!(
+            "no IPADIC source dictionary in {}: apt-get install mecab-ipadic",
+            dir.display()
+        ),
+    );
+    false
+}
+
 /// `<shared>/vectors/sacrebleu`.
 pub fn sacrebleu_vectors(shared: &Path) -> PathBuf {
     shared.join("vectors").join("sacrebleu")
@@ -427,9 +459,16 @@ impl BleuParams {
         }
     }
 
-    /// MeCab-based tokenizers that bleu-stream does not implement.
+    /// MeCab-based tokenizers that bleu-stream does not implement (ja-mecab is implemented,
+    /// but needs the `mecab-ipadic` dictionary: see [`BleuParams::skip_mecab`]).
     pub fn needs_mecab(&self) -> bool {
-        self.tokenize.ends_with("-mecab")
+        self.tokenize.ends_with("-mecab") && self.tokenize != "ja-mecab"
+    }
+
+    /// Whether to skip these parameters: a MeCab tokenizer bleu-stream lacks, or ja-mecab
+    /// without its dictionary (`have_ipadic`).
+    pub fn skip_mecab(&self, have_ipadic: bool) -> bool {
+        self.needs_mecab() || (self.tokenize == "ja-mecab" && !have_ipadic)
     }
 
     /// The CLI flags selecting these parameters (effective order given explicitly).

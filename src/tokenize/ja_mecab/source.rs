@@ -1,0 +1,138 @@
+//! IPADIC's source dictionary (Debian's `mecab-ipadic`: EUC-JP `*.csv`, `matrix.def`,
+//! `char.def`, `unk.def`): reading, checking and compiling it with vibrato.
+
+use std::path::{Path, PathBuf};
+
+use super::dictionary_cache::Checksum;
+use super::euc_jp;
+
+/// Where Debian's and Ubuntu's `mecab-ipadic` package installs the source dictionary.
+pub const DEFAULT_DIR: &str = "/usr/share/mecab/dic/ipadic";
+
+/// Entries of the dictionary sacreBLEU uses: `tokenizer_ja_mecab.py` asserts
+/// `dictionary_info().size == 392126` ("Please make sure to use the IPA dictionary").
+pub const ENTRIES: usize = 392_126;
+
+/// The line Debian's mecab-ipadic (2.7.0-20070801+main-3) appends to `Noun.proper.csv`; the
+/// IPADIC that PyPI `ipadic` compiled, and so sacreBLEU, lacks it.
+const DEBIAN_REIWA: &str = "令和,1288,1288,5904,名詞,固有名詞,一般,*,*,*,令和,レイワ,レイワ";
+
+/// Changes whenever what is compiled from the same source changes (this module's recipe or the
+/// vibrato version's dictionary format), so that the cache key changes with it.
+const RECIPE: &str = "ja-mecab recipe 1; vibrato 0.5; drop Debian reiwa; euc_jp=cpython";
+
+/// The source dictionary directory, checked and with its checksum (the cache key).
+pub struct Source {
+    dir: PathBuf,
+    /// The lexicon files, in the order mecab-dict-index reads them.
+    csvs: Vec<String>,
+    pub key: u64,
+}
+
+fn read(dir: &Path, name: &str) -> Result<Vec<u8>, String> {
+    let path = dir.join(name);
+    std::fs::read(&path)
+        .map_err(|e| format!("{}: {}", path.display(), crate::diagnostic::io_message(&e)))
+}
+
+fn decode(dir: &Path, name: &str, bytes: &[u8], out: &mut String) -> Result<(), String> {
+    euc_jp::decode_into(bytes, out).map_err(|e| {
+        format!(
+            "{}: not EUC-JP at byte {} (IPADIC's source is EUC-JP)",
+            dir.join(name).display(),
+            e.offset
+        )
+    })
+}
+
+/// The files besides the lexicon that the compiled dictionary depends on.
+const DEFS: [&str; 3] = ["matrix.def", "char.def", "unk.def"];
+
+impl Source {
+    /// Finds the dictionary in `dir` and checksums it (one file in memory at a time); a clear
+    /// error when it is missing, compiled instead of source, or unreadable.
+    pub fn open(dir: &Path) -> Result<Source, String> {
+        if !dir.is_dir() {
+            return Err(format!("{}: no such directory", dir.display()));
+        }
+        if dir.join("sys.dic").exists() && !dir.join("matrix.def").exists() {
+            return Err(format!(
+                "{} holds a compiled MeCab dictionary (sys.dic); ja-mecab needs IPADIC's source \
+                 (*.csv, matrix.def, char.def, unk.def), as Debian's mecab-ipadic installs it",
+                dir.display()
+            ));
+        }
+        let mut csvs: Vec<String> = std::fs::read_dir(dir)
+            .map_err(|e| format!("{}: {}", dir.display(), crate::diagnostic::io_message(&e)))?
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".csv"))
+            .collect();
+        // mecab-dict-index reads the CSV files in name order; entry order breaks cost ties.
+        csvs.sort();
+        if csvs.is_empty() {
+            return Err(format!(
+                "{}: no *.csv lexicon files (not an IPADIC source directory)",
+                dir.display()
+            ));
+        }
+        let mut sum = Checksum::default();
+        sum.add(RECIPE.as_bytes());
+        // One buffer for all files: a fresh allocation per file would page-fault 53 MB anew.
+        let mut buf = Vec::new();
+        for name in csvs.iter().map(String::as_str).chain(DEFS) {
+            let path = dir.join(name);
+            buf.clear();
+            std::fs::File::open(&path)
+                .and_then(|mut f| std::io::Read::read_to_end(&mut f, &mut buf))
+                .map_err(|e| {
+                    format!("{}: {}", path.display(), crate::diagnostic::io_message(&e))
+                })?;
+            sum.add(name.as_bytes()).add(&buf);
+        }
+        Ok(Source {
+            dir: dir.to_owned(),
+            csvs,
+            key: sum.value(),
+        })
+    }
+
+    /// Decodes, checks and compiles the dictionary (about a second for IPADIC). Fails when it
+    /// is not the IPADIC sacreBLEU uses (its entry count).
+    pub fn compile(&self) -> Result<vibrato::Dictionary, String> {
+        let dir = &self.dir;
+        let mut lexicon = String::new();
+        let mut entries = 0usize;
+        let mut text = String::new();
+        for name in &self.csvs {
+            text.clear();
+            decode(dir, name, &read(dir, name)?, &mut text)?;
+            for line in text.lines() {
+                if line.is_empty() || (name == "Noun.proper.csv" && line == DEBIAN_REIWA) {
+                    continue;
+                }
+                entries += 1;
+                lexicon.push_str(line);
+                lexicon.push('\n');
+            }
+        }
+        if entries != ENTRIES {
+            return Err(format!(
+                "{}: {entries} dictionary entries, but sacreBLEU's ja-mecab uses IPADIC 2.7.0 \
+                 with {ENTRIES} (install Debian's/Ubuntu's mecab-ipadic)",
+                dir.display()
+            ));
+        }
+        let matrix = read(dir, "matrix.def")?;
+        let (mut char_def, mut unk_def) = (String::new(), String::new());
+        decode(dir, "char.def", &read(dir, "char.def")?, &mut char_def)?;
+        decode(dir, "unk.def", &read(dir, "unk.def")?, &mut unk_def)?;
+        vibrato::SystemDictionaryBuilder::from_readers(
+            lexicon.as_bytes(),
+            matrix.as_slice(),
+            char_def.as_bytes(),
+            unk_def.as_bytes(),
+        )
+        .map_err(|e| format!("{}: compiling the dictionary: {e}", dir.display()))
+    }
+}
