@@ -14,6 +14,7 @@ mod properties;
 
 mod conformance_chrf;
 mod conformance_cli;
+mod conformance_ko_mecab;
 mod conformance_mteval;
 mod conformance_multibleu;
 mod conformance_nltk;

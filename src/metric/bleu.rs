@@ -352,7 +352,7 @@ impl Bleu {
             "nrefs:{nrefs}|case:{}|eff:{}|tok:{}|smooth:{smooth}|version:{SACREBLEU_VERSION}",
             if self.config.lowercase { "lc" } else { "mixed" },
             if effective_order { "yes" } else { "no" },
-            self.config.tokenizer.name(),
+            self.config.tokenizer.signature_name(),
         )
     }
 }
@@ -412,7 +412,7 @@ impl Registered for Bleu {
             EffectiveOrder::No => (false, false),
         };
         Ok(BleuConfig {
-            tokenizer: common.tokenizer().unwrap_or(Tokenizer::T13a),
+            tokenizer: common.tokenizer()?.unwrap_or(Tokenizer::T13a),
             lowercase: common.lowercase,
             smooth_method: args.smooth_method,
             smooth_value: args.smooth_value,

@@ -253,7 +253,7 @@ impl Registered for Gleu {
         Ok(GleuConfig {
             min_len: args.gleu_min_len as usize,
             max_len: args.gleu_max_len as usize,
-            tokenizer: common.tokenizer(),
+            tokenizer: common.tokenizer()?,
             lowercase: common.lowercase,
         })
     }

@@ -1026,7 +1026,7 @@ impl Registered for NltkBleu {
 
     fn config_from_args(common: &CommonArgs, args: NltkBleuArgs) -> Result<NltkBleuConfig, String> {
         NltkBleuConfig::from_cli(
-            common.tokenizer(),
+            common.tokenizer()?,
             common.lowercase,
             &args.weights,
             args.nltk_smoothing,

@@ -1,4 +1,4 @@
-//! sacreBLEU 2.6.0 BLEU tokenizers (`13a`, `intl`, `zh`, `char`, `none`).
+//! sacreBLEU 2.6.0 BLEU tokenizers (`13a`, `intl`, `zh`, `char`, `none`, `ko-mecab`).
 //!
 //! BLEU preprocesses every segment as `lower()` (if asked) → `rstrip` (Python whitespace) →
 //! tokenizer → `split()` (reference: `SACREBLEU.md` §2). The tokenizer's output string is only
@@ -7,6 +7,7 @@
 
 mod char_level;
 mod intl;
+pub mod ko_mecab;
 pub mod mteval;
 mod regexp;
 pub mod split;
@@ -30,11 +31,15 @@ pub enum Tokenizer {
     Char,
     /// `none`: whitespace split only.
     None,
+    /// `ko-mecab`: MeCab (mecab-ko) with mecab-ko-dic, see [`ko_mecab`]. Its dictionary must
+    /// have been loaded with [`ko_mecab::install`] first (the command line does so while it
+    /// reads the options, where a missing dictionary is a usage error).
+    KoMecab,
 }
 
 impl Tokenizer {
     /// All tokenizers this build implements, by sacreBLEU name.
-    pub const NAMES: [&'static str; 5] = ["13a", "intl", "zh", "char", "none"];
+    pub const NAMES: [&'static str; 6] = ["13a", "intl", "zh", "char", "none", "ko-mecab"];
 
     /// Looks a tokenizer up by its sacreBLEU name (`-tok` value).
     pub fn from_name(name: &str) -> Option<Tokenizer> {
@@ -44,11 +49,12 @@ impl Tokenizer {
             "zh" => Tokenizer::Zh,
             "char" => Tokenizer::Char,
             "none" => Tokenizer::None,
+            "ko-mecab" => Tokenizer::KoMecab,
             _ => return None,
         })
     }
 
-    /// The name used in signatures (`tok:13a`); equal to the CLI name for these five.
+    /// The CLI name (`-tok` value).
     pub fn name(self) -> &'static str {
         match self {
             Tokenizer::T13a => "13a",
@@ -56,6 +62,16 @@ impl Tokenizer {
             Tokenizer::Zh => "zh",
             Tokenizer::Char => "char",
             Tokenizer::None => "none",
+            Tokenizer::KoMecab => "ko-mecab",
+        }
+    }
+
+    /// The name sacreBLEU's BLEU signature gives it (`tok:13a`): the CLI name, except for
+    /// ko-mecab, whose signature carries the MeCab version.
+    pub fn signature_name(self) -> &'static str {
+        match self {
+            Tokenizer::KoMecab => ko_mecab::SIGNATURE,
+            t => t.name(),
         }
     }
 
@@ -78,6 +94,16 @@ impl Tokenizer {
             Tokenizer::T13a => out.extend_split(t13a::tokenize(line, &mut scratch.rest)),
             Tokenizer::Zh => out.extend_split(zh::tokenize(line, &mut scratch.rest)),
             Tokenizer::Intl => out.extend_split(intl::tokenize(line, &mut scratch.rest)),
+            Tokenizer::KoMecab => {
+                let model = match ko_mecab::installed() {
+                    Some(m) => m,
+                    None => ko_mecab::install(None).unwrap_or_else(|e| {
+                        panic!("ko-mecab used before its dictionary was loaded: {e}")
+                    }),
+                };
+                model.tokenize_into(line, &mut scratch.rest.mecab);
+                out.extend_split(&scratch.rest.mecab.text);
+            }
         }
         scratch.lower = lower;
     }
@@ -126,6 +152,7 @@ struct Buffers {
     pad: String,
     a: Vec<u8>,
     b: Vec<u8>,
+    mecab: ko_mecab::Scratch,
 }
 
 /// A token sequence: the tokens' text and the byte span of each token in it.
