@@ -10,6 +10,7 @@ mod misuse;
 mod soak;
 
 mod differential;
+mod differential_ko_mecab;
 mod properties;
 
 mod conformance_chrf;

