@@ -16,6 +16,8 @@ mod dicrc;
 mod dictionary;
 mod lattice;
 pub mod locate;
+#[cfg(test)]
+mod tests;
 
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
