@@ -258,13 +258,14 @@ fn tokenizers() {
             }
         }
     }
-    let skipped: usize = ["ja-mecab", "ko-mecab"]
+    // ko-mecab's records are checked by conformance_ko_mecab (which needs its dictionary).
+    let skipped: usize = ["ja-mecab"]
         .iter()
         .map(|t| read_jsonl(&dir.join(format!("tok_{t}.jsonl"))).len() * 2)
         .sum();
     let total: usize = checked.0.values().sum();
     println!(
-        "{name}: {total} checked {:?}, {skipped} skipped (ja-mecab, ko-mecab) in {}",
+        "{name}: {total} checked {:?}, {skipped} skipped (ja-mecab; ko-mecab: see conformance_ko_mecab) in {}",
         checked.0,
         elapsed(start)
     );
