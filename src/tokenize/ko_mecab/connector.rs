@@ -121,7 +121,7 @@ pub fn parse_penalties(value: &str) -> Result<Vec<(u16, i32)>, String> {
         .splitn(64, ',')
         .map(|f| f.trim_start_matches([' ', '\t']))
         .collect();
-    if fields.len() % 2 != 0 {
+    if !fields.len().is_multiple_of(2) {
         return Err(format!(
             "left-space-penalty-factor has an odd number of fields ({}): it must be posid,cost pairs",
             fields.len()

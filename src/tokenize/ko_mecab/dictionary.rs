@@ -111,7 +111,7 @@ impl Dictionary {
         if total != file_size || body.len() as u64 != u64::from(dsize) + u64::from(tsize) {
             return Err("dictionary file is broken (section sizes do not add up)".into());
         }
-        if dsize % 8 != 0 || tsize % 16 != 0 || dsize < 8 {
+        if !dsize.is_multiple_of(8) || !tsize.is_multiple_of(16) || dsize < 8 {
             return Err("dictionary file is broken (section sizes are not whole records)".into());
         }
         let charset: String = head[40..72]

@@ -13,6 +13,8 @@ use super::Model;
 const NONE: u32 = u32::MAX;
 /// MeCab's lookup never looks further than this many bytes ahead (tokenizer.cpp).
 const MAX_LOOKAHEAD: usize = 65535;
+/// Lattice room a workspace keeps between lines (nodes; 40 bytes each).
+const KEEP_NODES: usize = 1 << 16;
 
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -97,6 +99,11 @@ impl Model {
             node = n.prev;
         }
         out.reverse();
+        // Bounded memory: one huge line must not keep its lattice's room for good.
+        if ws.nodes.capacity() > KEEP_NODES * 16 {
+            ws.nodes = Vec::with_capacity(KEEP_NODES);
+            ws.end_heads = Vec::with_capacity(KEEP_NODES);
+        }
     }
 
     /// `connect` for one right node starting (white space included) at `pos`; returns its

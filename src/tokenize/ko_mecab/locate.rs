@@ -27,7 +27,7 @@ fn versioned(prefix: &Path, leaves: &[&str], out: &mut Vec<PathBuf>) {
             Some((minor, e.path()))
         })
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     for (_, dir) in found {
         for leaf in leaves {
             out.push(dir.join(leaf));

@@ -19,8 +19,7 @@ fn double_array(keys: &BTreeMap<Vec<u8>, u32>) -> Vec<(i32, u32)> {
     while let Some((at, prefix)) = todo.pop() {
         // Children: offset 0 for "the key ends here", c + 1 for byte c.
         let mut children: Vec<(usize, Option<u8>)> = Vec::new();
-        if let Some(&v) = keys.get(&prefix) {
-            let _ = v;
+        if keys.contains_key(&prefix) {
             children.push((0, None));
         }
         let mut next: Vec<u8> = keys
