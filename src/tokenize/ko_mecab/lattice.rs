@@ -37,6 +37,14 @@ struct Candidate {
     rlength: usize,
 }
 
+/// A node that ends where the right nodes being connected start, in end-list order.
+#[derive(Clone, Copy, Debug)]
+struct Left {
+    cost: i64,
+    index: u32,
+    rc: u16,
+}
+
 /// Reusable buffers for one thread.
 #[derive(Default, Debug)]
 pub struct Workspace {
@@ -44,6 +52,52 @@ pub struct Workspace {
     end_heads: Vec<u32>,
     batch: Vec<Candidate>,
     matches: Vec<Match>,
+    /// The end-list of the current position, gathered once for all its right nodes.
+    left: Vec<Left>,
+    /// Per left-context id: `(stamp, cost, index)` of the best left node at the position
+    /// stamped (see [`Model::best_left`]).
+    memo: Vec<(u64, i64, u32)>,
+    /// Changes with every position connected, so that `memo` never needs clearing.
+    stamp: u64,
+    /// Per right-context id: `(stamp, index into left)` of the node kept for that id.
+    by_rc: Vec<(u64, u32)>,
+}
+
+impl Workspace {
+    /// Makes the end-list of `pos` the left side of the next connections.
+    ///
+    /// Of the nodes sharing a right context id only the first of least cost is kept (in its
+    /// place): for any right node the others cost at least as much and come later, so MeCab
+    /// never picks them (ties go to the earlier node).
+    fn gather(&mut self, pos: usize) {
+        self.stamp += 1;
+        self.left.clear();
+        let mut l = self.end_heads[pos];
+        while l != NONE {
+            let n = &self.nodes[l as usize];
+            let slot = usize::from(n.rc);
+            if self.by_rc.len() <= slot {
+                self.by_rc.resize(slot + 1, (0, 0));
+            }
+            let (stamp, at) = self.by_rc[slot];
+            let left = Left {
+                cost: n.cost,
+                index: l,
+                rc: n.rc,
+            };
+            if stamp != self.stamp {
+                self.by_rc[slot] = (self.stamp, self.left.len() as u32);
+                self.left.push(left);
+            } else if n.cost < self.left[at as usize].cost {
+                // Dropped from its earlier place, kept in this later one.
+                self.left[at as usize].index = NONE;
+                self.by_rc[slot] = (self.stamp, self.left.len() as u32);
+                self.left.push(left);
+            }
+            l = n.enext;
+        }
+        self.left.retain(|l| l.index != NONE);
+    }
 }
 
 impl Model {
@@ -70,6 +124,7 @@ impl Model {
             }
             let mut batch = std::mem::take(&mut ws.batch);
             self.lookup(s, pos, &mut batch, &mut ws.matches);
+            ws.gather(pos);
             for c in batch.iter().rev() {
                 self.connect(ws, pos, c);
             }
@@ -91,6 +146,7 @@ impl Model {
             .rev()
             .find(|&p| ws.end_heads[p] != NONE)
             .unwrap_or(0);
+        ws.gather(last);
         let eos_index = self.connect(ws, last, &eos);
         let mut node = ws.nodes.get(eos_index as usize).map_or(NONE, |n| n.prev);
         while node != 0 && node != NONE {
@@ -114,26 +170,16 @@ impl Model {
     /// (first in list order on ties) is the same with an unbounded start, which is what is
     /// used here: where MeCab gives up (cumulative costs over two billion, i.e. lines of
     /// hundreds of thousands of words) the search simply continues in 64 bits.
+    ///
+    /// The left nodes are those [`Workspace::gather`] collected for `pos`.
     fn connect(&self, ws: &mut Workspace, pos: usize, c: &Candidate) -> u32 {
-        let mut best_cost = i64::MAX;
-        let mut best = NONE;
+        let (best_left_cost, best) = self.best_left(ws, c.token.lc);
         let penalty = if c.rlength != c.length {
             i64::from(self.connector.space_penalty(c.token.posid))
         } else {
             0
         };
-        let local = i64::from(c.token.wcost) + penalty;
-        let mut l = ws.end_heads[pos];
-        while l != NONE {
-            let left = &ws.nodes[l as usize];
-            let cost =
-                left.cost + i64::from(self.connector.transition(left.rc, c.token.lc)) + local;
-            if cost < best_cost {
-                best_cost = cost;
-                best = l;
-            }
-            l = left.enext;
-        }
+        let best_cost = best_left_cost.saturating_add(i64::from(c.token.wcost) + penalty);
         let end = pos + c.rlength;
         if best == NONE || end >= ws.end_heads.len() {
             // (`best` is only missing when `pos` has no node, which the callers exclude.)
@@ -150,6 +196,31 @@ impl Model {
         });
         ws.end_heads[end] = index;
         index
+    }
+
+    /// MeCab's inner loop of `connect`: over the left nodes in end-list order, the first of
+    /// least `cost + matrix[rc][lc]`, with that sum. The right node's own cost (word cost and
+    /// space penalty) adds the same to every candidate, so neither the choice nor the tie-break
+    /// depends on it: the result depends only on the right node's left context id, and is
+    /// computed once per id and position (many entries share one id).
+    fn best_left(&self, ws: &mut Workspace, lc: u16) -> (i64, u32) {
+        let slot = usize::from(lc);
+        if ws.memo.len() <= slot {
+            ws.memo.resize(slot + 1, (0, 0, NONE));
+        }
+        let (stamp, cost, index) = ws.memo[slot];
+        if stamp == ws.stamp {
+            return (cost, index);
+        }
+        let mut best = (i64::MAX, NONE);
+        for l in &ws.left {
+            let cost = l.cost + i64::from(self.connector.transition(l.rc, lc));
+            if cost < best.0 {
+                best = (cost, l.index);
+            }
+        }
+        ws.memo[slot] = (ws.stamp, best.0, best.1);
+        best
     }
 
     /// Skips characters that share a category with `c`, each compared with the one before it
