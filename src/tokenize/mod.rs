@@ -1,5 +1,5 @@
 //! sacreBLEU 2.6.0 BLEU tokenizers (`13a`, `intl`, `zh`, `char`, `none`, `ja-mecab`,
-//! `flores101`, `flores200`, `spm`).
+//! `ko-mecab`, `flores101`, `flores200`, `spm`).
 //!
 //! BLEU preprocesses every segment as `lower()` (if asked) → `rstrip` (Python whitespace) →
 //! tokenizer → `split()` (reference: `SACREBLEU.md` §2). The tokenizer's output string is only
@@ -11,6 +11,7 @@ pub mod dictionary_cache;
 mod intl;
 pub mod ja_mecab;
 pub mod models;
+pub mod ko_mecab;
 pub mod mteval;
 mod regexp;
 pub mod split;
@@ -44,17 +45,22 @@ pub enum Tokenizer {
     Flores200,
     /// `spm`: sacreBLEU's deprecated name of `flores101` (same model and signature).
     Spm,
+    /// `ko-mecab`: MeCab (mecab-ko) with mecab-ko-dic, see [`ko_mecab`]. Its dictionary must
+    /// have been loaded with [`ko_mecab::install`] first (the command line does so while it
+    /// reads the options, where a missing dictionary is a usage error).
+    KoMecab,
 }
 
 impl Tokenizer {
     /// All tokenizers this build implements, by sacreBLEU name.
-    pub const NAMES: [&'static str; 9] = [
+    pub const NAMES: [&'static str; 10] = [
         "13a",
         "intl",
         "zh",
         "char",
         "none",
         "ja-mecab",
+        "ko-mecab",
         "flores101",
         "flores200",
         "spm",
@@ -69,6 +75,7 @@ impl Tokenizer {
             "char" => Tokenizer::Char,
             "none" => Tokenizer::None,
             "ja-mecab" => Tokenizer::JaMecab,
+            "ko-mecab" => Tokenizer::KoMecab,
             "flores101" => Tokenizer::Flores101,
             "flores200" => Tokenizer::Flores200,
             "spm" => Tokenizer::Spm,
@@ -85,6 +92,7 @@ impl Tokenizer {
             Tokenizer::Char => "char",
             Tokenizer::None => "none",
             Tokenizer::JaMecab => "ja-mecab",
+            Tokenizer::KoMecab => "ko-mecab",
             Tokenizer::Flores101 => "flores101",
             Tokenizer::Flores200 => "flores200",
             Tokenizer::Spm => "spm",
@@ -92,11 +100,13 @@ impl Tokenizer {
     }
 
     /// The name used in signatures (`tok:13a`): sacreBLEU's tokenizer `signature()`, which for
-    /// MeCab adds the MeCab version and dictionary (`ja-mecab-0.996-IPA`) and for `spm` is
+    /// MeCab adds the MeCab version and dictionary (`ja-mecab-0.996-IPA`,
+    /// `ko-mecab-0.996/ko-0.9.2-KO`) and for `spm` is
     /// `flores101`.
     pub fn name(self) -> &'static str {
         match self {
             Tokenizer::JaMecab => "ja-mecab-0.996-IPA",
+            Tokenizer::KoMecab => ko_mecab::SIGNATURE,
             Tokenizer::Spm => "flores101",
             _ => self.cli_name(),
         }
@@ -127,6 +137,16 @@ impl Tokenizer {
                 .tokenize(line, out),
             Tokenizer::Flores101 | Tokenizer::Flores200 | Tokenizer::Spm => {
                 models::spm(self).tokenize(line, &mut scratch.spm, out)
+            }
+            Tokenizer::KoMecab => {
+                let model = match ko_mecab::installed() {
+                    Some(m) => m,
+                    None => ko_mecab::install(None).unwrap_or_else(|e| {
+                        panic!("ko-mecab used before its dictionary was loaded: {e}")
+                    }),
+                };
+                model.tokenize_into(line, &mut scratch.rest.mecab);
+                out.extend_split(&scratch.rest.mecab.text);
             }
         }
         scratch.lower = lower;
@@ -180,6 +200,7 @@ struct Buffers {
     pad: String,
     a: Vec<u8>,
     b: Vec<u8>,
+    mecab: ko_mecab::Scratch,
 }
 
 /// A token sequence: the tokens' text and the byte span of each token in it.

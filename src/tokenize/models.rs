@@ -121,6 +121,10 @@ pub fn prepare(tok: Tokenizer, paths: &ModelPaths) -> Result<(), String> {
             }
             Ok(())
         }
+        Tokenizer::KoMecab => {
+            super::ko_mecab::install(paths.mecab_dic.as_deref())?;
+            Ok(())
+        }
         _ => Ok(()),
     }
 }
