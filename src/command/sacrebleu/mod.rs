@@ -28,6 +28,9 @@ use table::{Cell, Paired, Results};
 
 use crate::tokenize::Tokenizer;
 
+/// `get_available_testsets()` of sacreBLEU 2.6.0 as its error message prints the list.
+const TESTSETS: &str = include_str!("testsets.txt");
+
 /// sacreBLEU's logger.
 struct Log {
     quiet: bool,
@@ -175,7 +178,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
             &[
                 "If manual references given, make sure to provide them before the -i/--input argument to avoid confusion.",
                 "Otherwise, I need a predefined test set (-t) from the following list:",
-                "(sacreBLEU's test-set list: not available in bleu-stream)",
+                TESTSETS.trim_end(),
             ],
             1,
         ));
@@ -358,10 +361,18 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
         return Ok(());
     }
 
-    let format = if args.detail && args.format == "json" {
+    // `SACREBLEU_FORMAT` overrides `-f` when it names a format.
+    let env_format = std::env::var("SACREBLEU_FORMAT")
+        .ok()
+        .map(|f| f.to_lowercase());
+    let format = match env_format.as_deref() {
+        Some(f @ ("json" | "text" | "latex")) => f,
+        _ => args.format.as_str(),
+    };
+    let format = if args.detail && format == "json" {
         "text"
     } else {
-        args.format.as_str()
+        format
     };
     // Statistics of every system and metric (sacreBLEU extracts them once per corpus score).
     let rows_of = |m: &SbMetric, sys: &[String], ws: &mut Workspaces| -> Vec<Row> {

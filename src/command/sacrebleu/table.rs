@@ -229,10 +229,15 @@ pub fn table(results: &Results, width: usize, latex: bool, paired: Option<Paired
     }
     out.push('\n');
     if let Some(p) = paired {
-        out.push_str(&explanation(
-            p,
-            results.systems.first().map_or("", String::as_str),
-        ));
+        // Only a name starting with `Baseline:` is remembered as the baseline's (standard input
+        // names it plain `Baseline`, and sacreBLEU then prints an empty name).
+        let first = results.systems.first().map_or("", String::as_str);
+        let baseline = if first.starts_with("Baseline:") {
+            first
+        } else {
+            ""
+        };
+        out.push_str(&explanation(p, baseline));
     }
     out.push_str("-----------------\nMetric signatures\n-----------------\n");
     for (name, sig) in &results.signatures {
