@@ -7,9 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::util::{
-    parse_float_hex, read_jsonl, sacrebleu_vectors, shared_or_skip, wmt22_dir, Cmd,
-};
+use crate::util::{parse_float_hex, read_jsonl, sacrebleu_vectors, shared_or_skip, wmt22_dir, Cmd};
 
 /// CLI flags for sacreBLEU `TER(**params)`.
 fn ter_args(params: &Value) -> Vec<String> {
@@ -76,7 +74,12 @@ fn ter_sentence_vectors() {
         let out = Cmd::new().args(&args).stdin(input).run();
         let rows = out.jsonl().unwrap();
         for (r, row) in recs.iter().zip(&rows) {
-            check(r["id"].as_str().unwrap(), &row["ter"], &r["expected"], &mut failures);
+            check(
+                r["id"].as_str().unwrap(),
+                &row["ter"],
+                &r["expected"],
+                &mut failures,
+            );
         }
     }
     eprintln!(
@@ -85,7 +88,11 @@ fn ter_sentence_vectors() {
         groups.len(),
         failures.len()
     );
-    assert!(failures.is_empty(), "{}", failures[..failures.len().min(10)].join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{}",
+        failures[..failures.len().min(10)].join("\n")
+    );
 }
 
 #[test]
@@ -102,14 +109,26 @@ fn ter_corpus_vectors() {
             args.push("-r".to_owned());
             args.push(data.join(f.as_str().unwrap()).display().to_string());
         }
-        args.push(data.join(r["hyps_file"].as_str().unwrap()).display().to_string());
+        args.push(
+            data.join(r["hyps_file"].as_str().unwrap())
+                .display()
+                .to_string(),
+        );
         args.extend(["-f", "jsonl", "--corpus-only"].map(str::to_owned));
         let out = Cmd::new().args(&args).run();
         let rows = out.jsonl().unwrap();
         let corpus = rows.last().expect("a corpus record");
-        check(r["id"].as_str().unwrap(), &corpus["ter"], &r["expected"], &mut failures);
+        check(
+            r["id"].as_str().unwrap(),
+            &corpus["ter"],
+            &r["expected"],
+            &mut failures,
+        );
         if corpus["ter"]["signature"] != r["expected"]["signature"] {
-            failures.push(format!("{}: signature {}", r["id"], corpus["ter"]["signature"]));
+            failures.push(format!(
+                "{}: signature {}",
+                r["id"], corpus["ter"]["signature"]
+            ));
         }
         if corpus["ter"]["text"].as_str() != r["expected"]["formatted"].as_str() {
             failures.push(format!("{}: text {}", r["id"], corpus["ter"]["text"]));

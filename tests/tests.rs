@@ -7,6 +7,7 @@ mod hardening;
 mod live;
 mod merge;
 mod misuse;
+mod sacrebleu_cli;
 mod soak;
 
 mod differential;

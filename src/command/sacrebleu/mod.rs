@@ -608,10 +608,11 @@ fn resolve_tokenizer(args: &Args, trg: Option<&str>, log: &Log) -> Result<Tokeni
             t.as_str()
         }
     };
+    // The main command's message for a tokenizer this build does not have (clap's).
     Tokenizer::from_name(name).ok_or_else(|| {
         End(
             format!(
-                "bleu-stream: error: unknown tokenizer '{name}' (available: {})\n",
+                "bleu-stream: error: invalid value '{name}' for '--tokenize <NAME>'\n  [possible values: {}]\n",
                 Tokenizer::NAMES.join(", ")
             ),
             crate::status::USAGE,
