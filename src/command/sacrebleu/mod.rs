@@ -549,6 +549,12 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
             .map(|(name, _, _, cells)| (name, cells))
             .collect();
     }
+    if num_sys == 0 && format != "json" {
+        // `print_results_table` indexes the first system's name.
+        return Err(crash(
+            "IndexError: list index out of range (no system given to -i)",
+        ));
+    }
     match format {
         "json" => out.push_str(&table::json(&res)),
         f => out.push_str(&table::table(&res, width, f == "latex", paired_info)),

@@ -44,6 +44,8 @@ CASES = [
     ("errors", ["refA.txt", "-i", "sysA.txt", "--paired-bs"], None, {}),
     ("errors", ["refA.txt", "-i", "sysA.txt", "sysA.txt"], None, {}),
     ("errors", ["refA.txt", "refB.txt", "-nr", "2"], "sysA.txt", {}),
+    ("errors", ["refA.txt", "-i", "-f", "text"], None, {}),
+    ("errors", ["refA.txt", "-i"], None, {}),
     ("sentence", ["refA.txt", "refB.txt", "-sl", "-s", "add-k", "-w", "2"], "sysA.txt", {}),
     ("sentence", ["refA.txt", "-sl", "-m", "ter", "-b"], "sysA.txt", {}),
     ("sentence", ["refA.txt", "-sl", "-m", "chrf", "-sh", "--chrf-eps-smoothing"], "sysA.txt", {}),
