@@ -1,4 +1,4 @@
-//! The program: dispatches the command line to a subcommand (`merge`, `compare`) or to the
+//! The program: dispatches the command line to a subcommand (`merge`, `compare`, `sacrebleu`) or to the
 //! scoring command, and turns its result into the exit status.
 
 use std::process::ExitCode;
@@ -15,6 +15,17 @@ pub fn main() -> ExitCode {
     }
     if argv.get(1).is_some_and(|a| a == "compare") {
         return command::compare::main(argv);
+    }
+    // sacreBLEU's command line: `bleu-stream sacrebleu …`, or this binary linked as `sacrebleu`.
+    let invoked_as = argv
+        .first()
+        .map(std::path::Path::new)
+        .and_then(|p| p.file_name());
+    if invoked_as.is_some_and(|n| n == "sacrebleu") {
+        return command::sacrebleu::main(argv);
+    }
+    if argv.get(1).is_some_and(|a| a == "sacrebleu") {
+        return command::sacrebleu::main(argv.into_iter().skip(1).collect());
     }
     // Before anything else: a signal that arrives while the options are parsed must not kill
     // the process (SIGHUP's and SIGUSR1's default action).

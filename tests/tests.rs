@@ -8,6 +8,7 @@ mod hardening;
 mod live;
 mod merge;
 mod misuse;
+mod sacrebleu_cli;
 mod soak;
 mod ter;
 mod tokenizer_models;

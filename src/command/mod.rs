@@ -1,13 +1,15 @@
-//! The commands: scoring ([`score`]), `merge`, `compare` and `--generate` ([`generate`]), one
-//! file each.
+//! The commands: scoring ([`score`]), `merge`, `compare`, `--generate` ([`generate`]) and the
+//! `sacrebleu` drop-in, one module each.
 //!
-//! `bleu-stream merge …` and `bleu-stream compare …` are recognised by their first argument, so
+//! `bleu-stream merge …`, `bleu-stream compare …` and `bleu-stream sacrebleu …` are recognised by
+//! their first argument (the drop-in also by the program's name, `sacrebleu`, through a link), so
 //! the scoring command keeps its plain `bleu-stream [OPTIONS] [FILE]…` form (a file literally
 //! named `merge` is read as `./merge`).
 
 pub mod compare;
 pub mod generate;
 pub mod merge;
+pub mod sacrebleu;
 pub mod score;
 
 use std::process::ExitCode;

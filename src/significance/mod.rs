@@ -16,6 +16,7 @@
 //! already differ between NumPy 1 and 2), so only the distributions agree — `tests/compare.rs`
 //! checks that against sacreBLEU within resampling error.
 
+pub mod numpy_rng;
 pub mod paired;
 pub mod poisson;
 mod splitmix;

@@ -1,0 +1,234 @@
+//! sacreBLEU's three CLI metrics, built from its arguments as the registry's typed settings
+//! ([`BleuConfig`], [`ChrfConfig`], [`TerConfig`]) and driven the way `sacrebleu.py` drives its
+//! `Metric` objects: segment statistics as rows, corpus scores from their Python-order sums,
+//! and `Score.format`'s pieces (name, score, verbose part, signature).
+
+use crate::metric::bleu::{Bleu, BleuConfig, BleuWorkspace, SmoothMethod};
+use crate::metric::chrf::{Chrf, ChrfConfig, ChrfWorkspace};
+use crate::metric::ter::{Ter, TerConfig, TerWorkspace};
+use crate::tokenize::Tokenizer;
+
+use super::args::Args;
+
+/// One metric of `-m`, with its settings.
+pub enum SbMetric {
+    Bleu(Bleu),
+    Chrf(Chrf),
+    Ter(Ter),
+}
+
+/// Per-segment statistics, as sacreBLEU's lists (`[hyp_len, ref_len, matches…, totals…]`,
+/// chrF's triples, TER's `[edits, average reference length]`); integers are exact in `f64`.
+pub type Row = Vec<f64>;
+
+/// A computed score: what `Score.format` needs.
+#[derive(Clone, Debug)]
+pub struct SbScore {
+    /// `BLEU`, `chrF2++`, `TER`.
+    pub name: String,
+    pub score: f64,
+    /// BLEU's `67.5/41.7/… (BP = …)`; empty for the others.
+    pub verbose: String,
+}
+
+/// Workspaces of the three metrics (one set per run; the CLI scores on one thread).
+#[derive(Default)]
+pub struct Workspaces {
+    bleu: BleuWorkspace,
+    chrf: ChrfWorkspace,
+    ter: TerWorkspace,
+}
+
+/// The key sacreBLEU's `METRICS` dict uses (`BLEU`, `CHRF`, `TER`): it orders the outputs.
+pub fn upper_name(name: &str) -> String {
+    name.to_ascii_uppercase()
+}
+
+impl SbMetric {
+    /// `METRICS[name](**metric_args)`. `tokenizer` is the resolved `-tok` (already mapped
+    /// through the tokenizer registry by the caller).
+    pub fn new(name: &str, args: &Args, tokenizer: Tokenizer) -> Result<SbMetric, String> {
+        let int = |v: i64, what: &str| -> Result<usize, String> {
+            usize::try_from(v).map_err(|_| format!("{what} must not be negative (got {v})"))
+        };
+        Ok(match name {
+            "bleu" => {
+                let method = SmoothMethod::from_name(&args.smooth_method)
+                    .ok_or_else(|| format!("unknown smoothing method {}", args.smooth_method))?;
+                SbMetric::Bleu(Bleu::new(BleuConfig {
+                    tokenizer,
+                    lowercase: args.lowercase,
+                    smooth_method: method,
+                    smooth_value: args.smooth_value,
+                    max_ngram_order: 4,
+                    sentence_effective_order: args.sentence_level,
+                    corpus_effective_order: args.sentence_level,
+                }))
+            }
+            "chrf" => {
+                let beta = u32::try_from(args.chrf_beta).map_err(|_| {
+                    format!("--chrf-beta must not be negative (got {})", args.chrf_beta)
+                })?;
+                SbMetric::Chrf(Chrf::new(ChrfConfig {
+                    char_order: int(args.chrf_char_order, "--chrf-char-order")?,
+                    word_order: int(args.chrf_word_order, "--chrf-word-order")?,
+                    beta,
+                    lowercase: args.chrf_lowercase,
+                    whitespace: args.chrf_whitespace,
+                    eps_smoothing: args.chrf_eps_smoothing,
+                }))
+            }
+            "ter" => SbMetric::Ter(Ter::new(TerConfig {
+                normalized: args.ter_normalized,
+                no_punct: args.ter_no_punct,
+                asian_support: args.ter_asian_support,
+                case_sensitive: args.ter_case_sensitive,
+            })),
+            other => return Err(format!("unknown metric {other}")),
+        })
+    }
+
+    /// Effective order (BLEU with `-sl`).
+    fn effective_order(&self) -> bool {
+        match self {
+            SbMetric::Bleu(b) => b.config().corpus_effective_order,
+            _ => false,
+        }
+    }
+
+    /// Whether sacreBLEU checks for tokenized input (`_force` false: BLEU without `--force`).
+    pub fn checks_tokenized(&self, force: bool) -> bool {
+        matches!(self, SbMetric::Bleu(_)) && !force
+    }
+
+    /// `_compute_segment_statistics` of one hypothesis against its references.
+    pub fn row(&self, hyp: &str, refs: &[&str], ws: &mut Workspaces) -> Row {
+        match self {
+            SbMetric::Bleu(m) => m
+                .stats(hyp, refs, &mut ws.bleu)
+                .counts
+                .iter()
+                .map(|&c| c as f64)
+                .collect(),
+            SbMetric::Chrf(m) => m
+                .stats(hyp, refs, &mut ws.chrf)
+                .counts
+                .iter()
+                .map(|&c| c as f64)
+                .collect(),
+            SbMetric::Ter(m) => {
+                let s = m.stats(hyp, refs, &mut ws.ter);
+                vec![s.edits.total as f64, s.avg_ref_len]
+            }
+        }
+    }
+
+    /// `sum_of_lists`: element-wise sums in segment order (exact for the integer metrics; TER's
+    /// float lengths add up in Python's order).
+    pub fn sum_rows(rows: &[Row]) -> Row {
+        let mut total = vec![0.0; rows.first().map_or(0, Vec::len)];
+        for r in rows {
+            for (t, v) in total.iter_mut().zip(r) {
+                *t += v;
+            }
+        }
+        total
+    }
+
+    /// `_compute_score_from_stats` on Python numbers (integers, or floats for TER lengths).
+    pub fn score(&self, stats: &[f64]) -> SbScore {
+        match self {
+            SbMetric::Bleu(m) => {
+                let ints: Vec<u64> = stats.iter().map(|&v| v as u64).collect();
+                let s = m.compute(&ints, self.effective_order());
+                SbScore {
+                    name: "BLEU".into(),
+                    score: s.score,
+                    verbose: s.details().trim_start().to_owned(),
+                }
+            }
+            SbMetric::Chrf(m) => {
+                let ints: Vec<u64> = stats.iter().map(|&v| v as u64).collect();
+                SbScore {
+                    name: m.name(),
+                    score: m.f_score(&ints),
+                    verbose: String::new(),
+                }
+            }
+            SbMetric::Ter(_) => SbScore {
+                name: "TER".into(),
+                score: Ter::compute(stats[0] as u64, stats[1]),
+                verbose: String::new(),
+            },
+        }
+    }
+
+    /// The metric's signature fields, long names, in sacreBLEU's order (without `nrefs` and
+    /// `version`, which [`signature`] places).
+    fn fields(&self) -> Vec<(&'static str, String)> {
+        let long = match self {
+            SbMetric::Bleu(m) => m.signature("0", self.effective_order()),
+            SbMetric::Chrf(m) => m.signature("0"),
+            SbMetric::Ter(m) => m.signature("0"),
+        };
+        long.split('|')
+            .filter_map(|kv| kv.split_once(':'))
+            .filter(|(k, _)| *k != "nrefs" && *k != "version")
+            .map(|(k, v)| (static_key(k), v.to_owned()))
+            .collect()
+    }
+
+    /// `Signature.format(short)` with the common fields (`nrefs`, `bs`, `ar`, `seed`).
+    pub fn signature(&self, common: &Common, short: bool) -> String {
+        let mut pairs: Vec<(&'static str, String)> = vec![("nrefs", common.nrefs.clone())];
+        if let Some(bs) = common.bs {
+            pairs.push(("bs", bs.to_string()));
+        }
+        if let Some(ar) = common.ar {
+            pairs.push(("ar", ar.to_string()));
+        }
+        if let Some(seed) = &common.seed {
+            pairs.push(("seed", seed.clone()));
+        }
+        pairs.extend(self.fields());
+        pairs.push(("version", crate::metric::bleu::SACREBLEU_VERSION.to_owned()));
+        let abbr = |k: &'static str| -> &'static str {
+            match (self, k) {
+                (_, "version") => "v",
+                (_, "nrefs") => "#",
+                (_, "seed") => "rs",
+                (_, "case") => "c",
+                (_, "eff") => "e",
+                (SbMetric::Bleu(_), "smooth") => "s",
+                (SbMetric::Chrf(_), "space") => "s",
+                (SbMetric::Ter(_), "tok") => "t",
+                (SbMetric::Ter(_), "norm") => "nr",
+                (SbMetric::Ter(_), "punct") => "pn",
+                (SbMetric::Ter(_), "asian") => "as",
+                (_, k) => k,
+            }
+        };
+        pairs
+            .iter()
+            .map(|(k, v)| format!("{}:{v}", if short { abbr(k) } else { k }))
+            .collect::<Vec<_>>()
+            .join("|")
+    }
+}
+
+/// The signature fields every metric shares.
+#[derive(Clone, Debug, Default)]
+pub struct Common {
+    /// Number of references, or `var`.
+    pub nrefs: String,
+    pub bs: Option<i64>,
+    pub ar: Option<i64>,
+    pub seed: Option<String>,
+}
+
+fn static_key(k: &str) -> &'static str {
+    const KEYS: &[&str] = &[
+        "case", "eff", "tok", "smooth", "nc", "nw", "space", "norm", "punct", "asian",
+    ];
+    KEYS.iter().find(|&&x| x == k).copied().unwrap_or("?")
+}

@@ -1,0 +1,627 @@
+//! `bleu-stream sacrebleu ARGS…` (or the binary called through a link named `sacrebleu`):
+//! sacreBLEU 2.6.0's command line, with the same standard output and exit status, so that
+//! existing scripts get faster without changing a character.
+//!
+//! The flow is `sacrebleu.py`'s `main()`: parse ([`args`]), check, read references and systems
+//! ([`read`]), build the metrics from typed settings ([`metric`]), then sentence scores, one
+//! system ([`report`]) or several ([`table`]), with sacreBLEU's resampling ([`resample`]).
+//! Messages on stderr follow its logger: `sacreBLEU: …`, or the bare message under `-q`
+//! (Python's last-resort handler, warnings and errors only).
+
+pub mod args;
+mod float32;
+mod metric;
+mod pyfmt;
+mod read;
+mod report;
+mod resample;
+mod table;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+use args::{Args, Exit};
+use metric::{Common, Row, SbMetric, Workspaces};
+use report::{format_score, single_results, Estimate};
+use table::{Cell, Paired, Results};
+
+use crate::tokenize::Tokenizer;
+
+/// `get_available_testsets()` of sacreBLEU 2.6.0 as its error message prints the list.
+const TESTSETS: &str = include_str!("testsets.txt");
+
+/// sacreBLEU's logger.
+struct Log {
+    quiet: bool,
+}
+
+impl Log {
+    fn info(&self, msg: &str) {
+        if !self.quiet {
+            eprint_raw(&format!("sacreBLEU: {msg}\n"));
+        }
+    }
+    fn warn(&self, msg: &str) {
+        if self.quiet {
+            eprint_raw(&format!("{msg}\n"));
+        } else {
+            eprint_raw(&format!("sacreBLEU: {msg}\n"));
+        }
+    }
+}
+
+fn eprint_raw(s: &str) {
+    let _ = std::io::stderr().write_all(s.as_bytes());
+}
+
+/// An early end: text for stderr (already formatted) and the status.
+struct End(String, u8);
+
+/// Runs the drop-in on `argv` (program name first, then sacreBLEU's arguments).
+pub fn main(argv: Vec<OsString>) -> ExitCode {
+    let mut strings = Vec::with_capacity(argv.len());
+    for a in argv.into_iter().skip(1) {
+        match a.into_string() {
+            Ok(s) => strings.push(s),
+            Err(a) => {
+                crate::diagnostic::diagnostic(&format!(
+                    "error: argument {} is not valid UTF-8",
+                    a.to_string_lossy()
+                ));
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let args = match args::parse(&strings) {
+        Ok(a) => a,
+        Err(Exit::Help) => return print_exit(args::HELP, 0),
+        Err(Exit::Version) => {
+            return print_exit(
+                &format!("sacrebleu {}\n", crate::metric::bleu::SACREBLEU_VERSION),
+                0,
+            )
+        }
+        Err(Exit::Usage(text)) => {
+            eprint_raw(&text);
+            return ExitCode::from(2);
+        }
+    };
+    let log = Log { quiet: args.quiet };
+    let mut out = String::new();
+    let status = match run(&args, &log, &mut out) {
+        Ok(()) => 0,
+        Err(End(msg, status)) => {
+            eprint_raw(&msg);
+            status
+        }
+    };
+    // What was computed before an error is printed, as Python's `print` calls would have.
+    let mut stdout = std::io::stdout().lock();
+    if stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        return ExitCode::from(crate::status::IO);
+    }
+    ExitCode::from(status)
+}
+
+fn print_exit(text: &str, status: u8) -> ExitCode {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+    ExitCode::from(status)
+}
+
+/// A logged error (`sacrelogger.error`) ending with `status`.
+fn fail(log: &Log, lines: &[&str], status: u8) -> End {
+    let mut s = String::new();
+    for l in lines {
+        if log.quiet {
+            s.push_str(&format!("{l}\n"));
+        } else {
+            s.push_str(&format!("sacreBLEU: {l}\n"));
+        }
+    }
+    End(s, status)
+}
+
+/// An error sacreBLEU ends with a Python exception (status 1); ours says what happened.
+fn crash(msg: &str) -> End {
+    End(format!("bleu-stream: error: {msg}\n"), 1)
+}
+
+fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
+    let paired = args.paired_bs || args.paired_ar;
+    if args.download.is_some() || args.list || args.echo.is_some() {
+        return Err(crash(
+            "--download, --list and --echo need sacreBLEU's test-set registry, which bleu-stream does not have; run sacreBLEU itself for them",
+        ));
+    }
+    if args.sentence_level && args.metrics.len() > 1 {
+        return Err(fail(
+            log,
+            &["Only one metric can be used in sentence-level mode."],
+            1,
+        ));
+    }
+    if args.citation {
+        if args.test_set.is_none() {
+            return Err(fail(log, &["I need a test set (-t)."], 1));
+        }
+        return Err(crash(
+            "--citation needs sacreBLEU's test-set registry; run sacreBLEU itself for it",
+        ));
+    }
+    if args.num_refs != 1 && (args.test_set.is_some() || args.refs.len() > 1) {
+        return Err(fail(
+            log,
+            &[
+                "The --num-refs argument allows you to provide any number of tab-delimited references in a single file.",
+                "You can only use it with externally provided references, however (i.e., not with `-t`),",
+                "and you cannot then provide multiple reference files.",
+            ],
+            1,
+        ));
+    }
+    if let Some(t) = &args.test_set {
+        return Err(crash(&format!(
+            "-t/--test-set {t}: bleu-stream does not read sacreBLEU's test-set cache (${{SACREBLEU:-~/.sacrebleu}}); pass the reference file(s) as positional arguments instead, e.g. `sacrebleu -t {t} -l {} --echo ref > ref.txt` once with sacreBLEU",
+            args.langpair.as_deref().unwrap_or("SRC-TGT")
+        )));
+    }
+    if args.refs.is_empty() {
+        return Err(fail(
+            log,
+            &[
+                "If manual references given, make sure to provide them before the -i/--input argument to avoid confusion.",
+                "Otherwise, I need a predefined test set (-t) from the following list:",
+                TESTSETS.trim_end(),
+            ],
+            1,
+        ));
+    }
+    let trg_lang = match &args.langpair {
+        Some(lp) => match lp.split('-').nth(1) {
+            Some(t) => Some(t.to_owned()),
+            None => {
+                return Err(crash(&format!(
+                    "-l {lp}: IndexError: list index out of range (sacreBLEU expects SRC-TGT)"
+                )))
+            }
+        },
+        None => None,
+    };
+    read::check_encoding(&args.encoding)
+        .map_err(|(m, s)| End(format!("bleu-stream: error: {m}\n"), s))?;
+    let io = |(m, s): read::Failure| {
+        if s == 17 {
+            fail(log, &[&m], s)
+        } else {
+            End(format!("bleu-stream: error: {m}\n"), s)
+        }
+    };
+
+    // References.
+    let streams = (args.refs.len() as i64).max(args.num_refs).max(0) as usize;
+    let mut refs: Vec<Vec<String>> = vec![Vec::new(); streams];
+    for (refno, path) in args.refs.iter().enumerate() {
+        for (lineno, line) in read::file_lines(path).map_err(io)?.into_iter().enumerate() {
+            if args.num_refs == 1 {
+                refs[refno].push(line);
+            } else {
+                let fields: Vec<&str> = if args.num_refs >= 1 {
+                    line.splitn(args.num_refs as usize, '\t').collect()
+                } else {
+                    line.split('\t').collect()
+                };
+                if fields.len() as i64 != args.num_refs {
+                    return Err(fail(
+                        log,
+                        &[&format!(
+                            "FATAL: line {}: expected {} fields, but found {}.",
+                            lineno + 1,
+                            args.num_refs,
+                            fields.len()
+                        )],
+                        17,
+                    ));
+                }
+                for (k, f) in fields.into_iter().enumerate() {
+                    refs[k].push(f.to_owned());
+                }
+            }
+        }
+    }
+
+    // Systems.
+    let (mut systems, mut names): (Vec<Vec<String>>, Vec<String>) = (Vec::new(), Vec::new());
+    match &args.input {
+        None => {
+            systems = read::stdin_systems().map_err(io)?;
+            names = (1..=systems.len()).map(|i| format!("System {i}")).collect();
+        }
+        Some(files) => {
+            for f in files {
+                if names.contains(f) {
+                    if paired && names.first() == Some(f) {
+                        log.info(&format!(
+                            "Ignoring {} as it was also given as the baseline.",
+                            py_str_repr(f)
+                        ));
+                        continue;
+                    }
+                    return Err(fail(
+                        log,
+                        &[
+                            &format!("{} already used to name a system.", py_str_repr(f)),
+                            "Make sure to have a different basename for each system.",
+                        ],
+                        1,
+                    ));
+                }
+                systems.push(read::file_lines(f).map_err(io)?);
+                names.push(f.clone());
+            }
+        }
+    }
+    let num_sys = systems.len();
+    if paired && num_sys > 0 {
+        if args.input.is_none() {
+            names = std::iter::once("Baseline".to_owned())
+                .chain((1..num_sys).map(|i| format!("System {i}")))
+                .collect();
+        } else {
+            names[0] = format!("Baseline: {}", names[0]);
+        }
+    }
+    if args.sentence_level {
+        if num_sys > 1 {
+            return Err(fail(
+                log,
+                &["Only one system can be evaluated in sentence-level mode."],
+                1,
+            ));
+        }
+        if args.confidence || paired {
+            return Err(fail(
+                log,
+                &["Statistical tests are unavailable in sentence-level mode."],
+                1,
+            ));
+        }
+    }
+    if paired && num_sys == 1 {
+        return Err(fail(
+            log,
+            &["Paired tests require multiple input systems given to --input (-i)."],
+            1,
+        ));
+    }
+    if num_sys > 1 && args.confidence {
+        return Err(fail(
+            log,
+            &["Use paired tests (--paired) for multiple systems."],
+            1,
+        ));
+    }
+    for s in &systems {
+        if s.is_empty() {
+            return Err(fail(log, &["Test set None contains no sentence"], 1));
+        }
+        if refs.iter().any(|r| r.len() != s.len()) {
+            return Err(fail(
+                log,
+                &["System and reference streams have different lengths."],
+                1,
+            ));
+        }
+    }
+
+    // Metrics, in `-m` order without repeats (a dict keyed by the upper-case name).
+    let tokenizer = resolve_tokenizer(args, trg_lang.as_deref(), log)?;
+    let mut metrics: Vec<(String, SbMetric)> = Vec::new();
+    for name in &args.metrics {
+        let key = metric::upper_name(name);
+        if metrics.iter().any(|(k, _)| *k == key) {
+            continue;
+        }
+        let m = SbMetric::new(name, args, tokenizer).map_err(|e| crash(&e))?;
+        metrics.push((key, m));
+    }
+    let width = usize::try_from(args.width).map_err(|_| {
+        crash(&format!(
+            "--width {}: ValueError: Format specifier missing precision",
+            args.width
+        ))
+    })?;
+    let nrefs = if systems.first().is_some_and(|s| !s.is_empty()) {
+        refs.len().to_string()
+    } else {
+        "var".to_owned()
+    };
+    let mut ws = Workspaces::default();
+    let ref_row = |i: usize| -> Vec<&str> { refs.iter().map(|r| r[i].as_str()).collect() };
+
+    if args.sentence_level {
+        let (_, m) = &metrics[0];
+        let common = Common {
+            nrefs: refs.len().to_string(),
+            ..Common::default()
+        };
+        let sig = m.signature(&common, args.short);
+        for (i, hyp) in systems[0].iter().enumerate() {
+            let row = m.row(hyp, &ref_row(i), &mut ws);
+            let s = m.score(&row);
+            out.push_str(&format_score(&s, None, width, args.score_only, &sig, false));
+            out.push('\n');
+        }
+        return Ok(());
+    }
+
+    // `SACREBLEU_FORMAT` overrides `-f` when it names a format.
+    let env_format = std::env::var("SACREBLEU_FORMAT")
+        .ok()
+        .map(|f| f.to_lowercase());
+    let format = match env_format.as_deref() {
+        Some(f @ ("json" | "text" | "latex")) => f,
+        _ => args.format.as_str(),
+    };
+    let format = if args.detail && format == "json" {
+        "text"
+    } else {
+        format
+    };
+    // Statistics of every system and metric (sacreBLEU extracts them once per corpus score).
+    let rows_of = |m: &SbMetric, sys: &[String], ws: &mut Workspaces| -> Vec<Row> {
+        if m.checks_tokenized(args.force) {
+            let tok = sys.iter().filter(|h| h.ends_with(" .")).count();
+            if tok >= 100 {
+                log.warn("That's 100 lines that end in a tokenized period ('.')");
+                log.warn("It looks like you forgot to detokenize your test data, which may hurt your score.");
+                log.warn("If you insist your data is detokenized, or don't care, you can suppress this message with the `force` parameter.");
+            }
+        }
+        sys.iter()
+            .enumerate()
+            .map(|(i, h)| m.row(h, &ref_row(i), ws))
+            .collect()
+    };
+
+    if num_sys == 1 {
+        let mut sorted: Vec<&(String, SbMetric)> = metrics.iter().collect();
+        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        let seed = if args.confidence && args.confidence_n > 1 {
+            Some(resample::Seed::from_env().map_err(|e| crash(&e))?)
+        } else {
+            None
+        };
+        let mut results = Vec::new();
+        for (_, m) in sorted {
+            let rows = rows_of(m, &systems[0], &mut ws);
+            let s = m.score(&SbMetric::sum_rows(&rows));
+            let mut common = Common {
+                nrefs: nrefs.clone(),
+                ..Common::default()
+            };
+            let mut estimate = None;
+            if let Some(seed) = &seed {
+                let (mean, ci) = resample::confidence(m, &rows, args.confidence_n as usize, seed);
+                estimate = Some(Estimate { mean, ci });
+                common.bs = Some(args.confidence_n);
+                common.seed = Some(seed.text.to_lowercase());
+            }
+            let sig = m.signature(&common, args.short && format != "json");
+            results.push(format_score(
+                &s,
+                estimate,
+                width,
+                args.score_only,
+                &sig,
+                format == "json",
+            ));
+        }
+        out.push_str(&single_results(&results, format == "json"));
+        if args.detail {
+            out.push_str("No subset information found. Consider using --origlang argument.\n");
+        }
+        return Ok(());
+    }
+
+    log.info(&format!("Found {num_sys} systems."));
+    let mut res = Results {
+        systems: names.clone(),
+        columns: Vec::new(),
+        signatures: Vec::new(),
+    };
+    let mut paired_info = None;
+    if !paired {
+        let mut sorted: Vec<&(String, SbMetric)> = metrics.iter().collect();
+        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        let common = Common {
+            nrefs: nrefs.clone(),
+            ..Common::default()
+        };
+        for (_, m) in &sorted {
+            let mut cells = Vec::new();
+            let mut name = String::new();
+            for sys in &systems {
+                let rows = rows_of(m, sys, &mut ws);
+                let s = m.score(&SbMetric::sum_rows(&rows));
+                name.clone_from(&s.name);
+                cells.push(Cell::Text(format_score(&s, None, width, true, "", false)));
+            }
+            res.signatures
+                .push((name.clone(), m.signature(&common, args.short)));
+            res.columns.push((name, cells));
+        }
+    } else {
+        let seed = resample::Seed::from_env().map_err(|e| crash(&e))?;
+        let bs = args.paired_bs;
+        let n = if bs {
+            args.paired_bs_n
+        } else {
+            args.paired_ar_n
+        };
+        let n = if n > 0 {
+            n
+        } else if bs {
+            1000
+        } else {
+            10000
+        };
+        paired_info = Some(Paired {
+            bootstrap: bs,
+            n: if bs {
+                args.paired_bs_n
+            } else {
+                args.paired_ar_n
+            },
+        });
+        let mut has_f32 = false;
+        let mut per_metric = Vec::new();
+        for (key, m) in &metrics {
+            log.info(&format!(
+                "Pre-computing {key} statistics for {}",
+                py_str_repr(&names[0])
+            ));
+            let rows = rows_of(m, &systems[0], &mut ws);
+            let s = m.score(&SbMetric::sum_rows(&rows));
+            let (mean, ci) = if bs {
+                let (mean, ci, f32s) = resample::baseline_estimate(m, &rows, n as usize, &seed);
+                has_f32 |= f32s;
+                (Some(mean), Some(ci))
+            } else {
+                (None, None)
+            };
+            let common = Common {
+                nrefs: nrefs.clone(),
+                bs: bs.then_some(n),
+                ar: (!bs).then_some(n),
+                seed: Some(seed.int_text()),
+            };
+            res.signatures
+                .push((s.name.clone(), m.signature(&common, args.short)));
+            let base = table::PairedResult {
+                score: s.score,
+                p_value: None,
+                mean,
+                ci,
+            };
+            per_metric.push((s.name.clone(), rows, s.score, vec![Cell::Result(base)]));
+        }
+        for (k, sys) in systems.iter().enumerate().skip(1) {
+            for ((_, m), (_, base_rows, base_score, cells)) in
+                metrics.iter().zip(per_metric.iter_mut())
+            {
+                log.info(&format!(
+                    "Computing {} for {} and extracting sufficient statistics",
+                    metric_key(m),
+                    py_str_repr(&names[k])
+                ));
+                let rows = rows_of(m, sys, &mut ws);
+                let r = if bs {
+                    log.info(&format!(
+                        " > Performing paired bootstrap resampling test (# resamples: {n})"
+                    ));
+                    let (r, f32s) =
+                        resample::paired_bs(m, base_rows, *base_score, &rows, n as usize, &seed);
+                    has_f32 |= f32s;
+                    r
+                } else {
+                    log.info(&format!(
+                        " > Performing approximate randomization test (# trials: {n})"
+                    ));
+                    resample::paired_ar(m, base_rows, *base_score, &rows, n as usize, &seed)
+                };
+                cells.push(Cell::Result(r));
+            }
+        }
+        if format == "json" && has_f32 {
+            return Err(crash(
+                "TypeError: Object of type float32 is not JSON serializable — sacreBLEU 2.6.0 fails here too (its chrF/TER bootstrap estimates are NumPy float32); use -f text",
+            ));
+        }
+        res.columns = per_metric
+            .into_iter()
+            .map(|(name, _, _, cells)| (name, cells))
+            .collect();
+    }
+    if num_sys == 0 && format != "json" {
+        // `print_results_table` indexes the first system's name.
+        return Err(crash(
+            "IndexError: list index out of range (no system given to -i)",
+        ));
+    }
+    match format {
+        "json" => out.push_str(&table::json(&res)),
+        f => out.push_str(&table::table(&res, width, f == "latex", paired_info)),
+    }
+    Ok(())
+}
+
+/// The name the paired tests' per-system log lines give a metric: the score name (`BLEU`,
+/// `chrF2`, `TER`; the baseline's line uses the `METRICS` key, `CHRF`).
+fn metric_key(m: &SbMetric) -> String {
+    match m {
+        SbMetric::Bleu(_) => "BLEU".into(),
+        SbMetric::Chrf(c) => c.name(),
+        SbMetric::Ter(_) => "TER".into(),
+    }
+}
+
+/// Python's `repr(str)` for the simple names used in log lines.
+fn py_str_repr(s: &str) -> String {
+    if s.contains('\'') && !s.contains('"') {
+        format!("\"{s}\"")
+    } else {
+        format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
+    }
+}
+
+/// `-tok` or sacreBLEU's default for the target language (`zh` → zh, `ja` → ja-mecab, `ko` →
+/// ko-mecab, else 13a), with its warning when an explicit choice disagrees; the name is looked
+/// up in bleu-stream's tokenizer registry.
+fn resolve_tokenizer(args: &Args, trg: Option<&str>, log: &Log) -> Result<Tokenizer, End> {
+    if !args.metrics.iter().any(|m| m == "bleu") {
+        return Ok(Tokenizer::T13a);
+    }
+    let name = match &args.tokenize {
+        None => match trg {
+            Some("zh") => "zh",
+            Some("ja") => "ja-mecab",
+            Some("ko") => "ko-mecab",
+            _ => "13a",
+        },
+        Some(t) => {
+            let hint = match trg {
+                Some("zh") if t != "zh" => {
+                    Some("Consider using the 'zh' or 'spm' tokenizer for Chinese.")
+                }
+                Some("ja") if t != "ja-mecab" => {
+                    Some("Consider using the 'ja-mecab' or 'spm' tokenizer for Japanese.")
+                }
+                Some("ko") if t != "ko-mecab" => {
+                    Some("Consider using the 'ko-mecab' or 'spm' tokenizer for Korean.")
+                }
+                _ => None,
+            };
+            if let Some(h) = hint {
+                log.warn(h);
+            }
+            t.as_str()
+        }
+    };
+    // The main command's message for a tokenizer this build does not have (clap's).
+    Tokenizer::from_name(name).ok_or_else(|| {
+        End(
+            format!(
+                "bleu-stream: error: invalid value '{name}' for '--tokenize <NAME>'\n  [possible values: {}]\n",
+                Tokenizer::NAMES.join(", ")
+            ),
+            crate::status::USAGE,
+        )
+    })
+}

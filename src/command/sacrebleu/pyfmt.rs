@@ -1,0 +1,115 @@
+//! Python's text forms of numbers and strings that sacreBLEU's output goes through:
+//! `repr(float)` (what `json.dumps` writes for a float) and `json.dumps` of a string.
+
+/// `repr(x)` of a Python float: the shortest round-trip digits, in fixed notation when the
+/// decimal exponent is in [-4, 16), else `d.ddde+XX`; `inf`, `nan` as `json.dumps` writes them
+/// (`Infinity`, `NaN`) when `json` is set.
+pub fn float_repr(x: f64, json: bool) -> String {
+    if x.is_nan() {
+        return if json { "NaN".into() } else { "nan".into() };
+    }
+    if x.is_infinite() {
+        let s = if json { "Infinity" } else { "inf" };
+        return if x < 0.0 { format!("-{s}") } else { s.into() };
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits too: `3.38e1`.
+    let e = format!("{:e}", x.abs());
+    let (mantissa, exp) = e.split_once('e').expect("exponent");
+    let exp: i32 = exp.parse().expect("integer exponent");
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let sign = if x < 0.0 { "-" } else { "" };
+    if (-4..16).contains(&exp) {
+        let n = digits.len() as i32;
+        let s = if exp >= n - 1 {
+            format!("{digits}{}.0", "0".repeat((exp - (n - 1)) as usize))
+        } else if exp >= 0 {
+            let (a, b) = digits.split_at(exp as usize + 1);
+            format!("{a}.{b}")
+        } else {
+            format!("0.{}{digits}", "0".repeat((-exp - 1) as usize))
+        };
+        format!("{sign}{s}")
+    } else {
+        let (a, b) = digits.split_at(1);
+        let m = if b.is_empty() {
+            a.to_owned()
+        } else {
+            format!("{a}.{b}")
+        };
+        format!(
+            "{sign}{m}e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        )
+    }
+}
+
+/// `json.dumps(s, ensure_ascii=…)`.
+pub fn json_string(s: &str, ensure_ascii: bool) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 || (ensure_ascii && (c as u32) > 0x7e) => {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `f"{x:.{width}f}"`: Rust's `{:.N}` rounds the exact binary value half to even, as Python
+/// does; `nan`/`inf` as Python spells them.
+pub fn fixed(x: f64, width: usize) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x < 0.0 { "-inf".into() } else { "inf".into() };
+    }
+    format!("{x:.width$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reprs_like_python() {
+        for (x, s) in [
+            (33.8, "33.8"),
+            (100.0, "100.0"),
+            (34.0, "34.0"),
+            (33.76106264092923, "33.76106264092923"),
+            (1e16, "1e+16"),
+            (1.5e-5, "1.5e-05"),
+            (0.0001, "0.0001"),
+            (-2.5, "-2.5"),
+            (1234567890123456.0, "1234567890123456.0"),
+        ] {
+            assert_eq!(float_repr(x, true), s);
+        }
+        assert_eq!(json_string("a\"μ", true), "\"a\\\"\\u03bc\"");
+        assert_eq!(json_string("a\"μ", false), "\"a\\\"μ\"");
+        assert_eq!(fixed(0.25, 1), "0.2");
+    }
+}

@@ -1,0 +1,132 @@
+//! Reading references and systems as `sacrebleu.py` does: files split on `\n` only, stdin with
+//! universal newlines (`\r`, `\r\n`, `\n`), every line `rstrip`ped (Python whitespace), UTF-8
+//! strict.
+
+use std::io::Read;
+
+use crate::unicode::py_rstrip;
+
+/// Why input could not be read: the message, and the exit status sacreBLEU ends with.
+pub type Failure = (String, u8);
+
+fn decode(bytes: Vec<u8>, what: &str) -> Result<String, Failure> {
+    String::from_utf8(bytes).map_err(|e| {
+        (
+            format!(
+                "{what}: 'utf-8' codec can't decode byte 0x{:02x} in position {}: invalid UTF-8",
+                e.as_bytes()[e.utf8_error().valid_up_to()],
+                e.utf8_error().valid_up_to()
+            ),
+            1,
+        )
+    })
+}
+
+/// Checks that the encoding is one we read (`-e`): UTF-8 only.
+pub fn check_encoding(encoding: &str) -> Result<(), Failure> {
+    let e = encoding.to_ascii_lowercase().replace(['-', '_'], "");
+    if e == "utf8" {
+        Ok(())
+    } else {
+        Err((
+            format!("--encoding {encoding}: only UTF-8 input is supported by bleu-stream"),
+            1,
+        ))
+    }
+}
+
+/// The `rstrip`ped lines of a file (`open(file, newline="\n")`).
+pub fn file_lines(path: &str) -> Result<Vec<String>, Failure> {
+    if path.ends_with(".gz") {
+        return Err((
+            format!("{path}: gzip-compressed input is not supported by bleu-stream; decompress it (zcat) first"),
+            1,
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| {
+        let msg = match e.kind() {
+            std::io::ErrorKind::NotFound => "No such file or directory".to_owned(),
+            _ => crate::diagnostic::io_message(&e),
+        };
+        (format!("[Errno] {msg}: '{path}'"), 1)
+    })?;
+    let text = decode(bytes, path)?;
+    Ok(split_lines(&text, false))
+}
+
+/// Lines of `text`: on `\n` only, or with universal newlines; a final terminator does not make
+/// an empty line.
+pub fn split_lines(text: &str, universal: bool) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let end = if universal {
+            rest.find(['\n', '\r'])
+        } else {
+            rest.find('\n')
+        };
+        match end {
+            Some(i) => {
+                lines.push(py_rstrip(&rest[..i]).to_owned());
+                let skip = if rest[i..].starts_with("\r\n") && universal {
+                    2
+                } else {
+                    1
+                };
+                rest = &rest[i + skip..];
+            }
+            None => {
+                lines.push(py_rstrip(rest).to_owned());
+                break;
+            }
+        }
+    }
+    lines
+}
+
+/// Standard input as TAB-separated systems: the first line's field count is the number of
+/// systems; `Err` with status 17 when a later line differs.
+pub fn stdin_systems() -> Result<Vec<Vec<String>>, Failure> {
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
+        (
+            format!(
+                "reading standard input: {}",
+                crate::diagnostic::io_message(&e)
+            ),
+            1,
+        )
+    })?;
+    let text = decode(bytes, "<stdin>")?;
+    let lines = split_lines(&text, true);
+    // `readline()` of an empty stream is '' → one system with one empty line.
+    let first = lines.first().cloned().unwrap_or_default();
+    let mut systems: Vec<Vec<String>> = first.split('\t').map(|s| vec![s.to_owned()]).collect();
+    for line in lines.iter().skip(1) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        if fields.len() != systems.len() {
+            return Err((
+                "FATAL: the number of tab-delimited fields in the input stream differ across lines."
+                    .into(),
+                17,
+            ));
+        }
+        for (s, f) in systems.iter_mut().zip(fields) {
+            s.push(py_rstrip(f).to_owned());
+        }
+    }
+    Ok(systems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newlines() {
+        assert_eq!(split_lines("a \nb\r\nc", false), ["a", "b", "c"]);
+        assert_eq!(split_lines("a\rb\n", false), ["a\rb"]);
+        assert_eq!(split_lines("a\rb\r\n\nc", true), ["a", "b", "", "c"]);
+        assert!(split_lines("", false).is_empty());
+    }
+}
