@@ -81,7 +81,7 @@ best() {  # best wall time of RUNS runs of "$@", in seconds
     local best="" t0 t1 t
     for _ in $(seq "$RUNS"); do
         t0=$EPOCHREALTIME
-        "$@" > /dev/null
+        "$@" > /dev/null 2>&1
         t1=$EPOCHREALTIME
         t=$(echo "$t1 - $t0" | bc -l)
         if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
@@ -91,8 +91,8 @@ best() {  # best wall time of RUNS runs of "$@", in seconds
 
 check() {  # the grouped run's overall record equals the ungrouped run's
     local grouped ungrouped
-    grouped=$("$BIN" -f jsonl --corpus-only -m "$METRICS" --on-error skip "$@" | head -n 1)
-    ungrouped=$("$BIN" -f jsonl --corpus-only -m "$METRICS" --on-error skip "${UNGROUPED[@]}")
+    grouped=$("$BIN" -f jsonl --corpus-only -m "$METRICS" --on-error skip "$@" 2>/dev/null | head -n 1)
+    ungrouped=$("$BIN" -f jsonl --corpus-only -m "$METRICS" --on-error skip "${UNGROUPED[@]}" 2>/dev/null)
     if [ "$grouped" != "$ungrouped" ]; then
         echo "bench/group_by.sh: the grouped overall record differs from the ungrouped one" >&2
         exit 1
@@ -109,7 +109,7 @@ for form in jsonl tsv; do
         GROUPED=(--group-by col:1 --refs 1 "$WORK/keyed.tsv")
     fi
     check "${GROUPED[@]}"
-    u=$(best "$BIN" --corpus-only -m "$METRICS" --on-error skip "${UNGROUPED[@]}")
+    u=$(best "$BIN" --corpus-only -m "$METRICS" --on-error skip "${UNGROUPED[@]}" 2>/dev/null)
     g=$(best "$BIN" --corpus-only -m "$METRICS" --on-error skip "${GROUPED[@]}")
     printf '%-6s %9ss %9ss %6.2fx\n' "$form" "$u" "$g" "$(echo "$g / $u" | bc -l)"
 done
