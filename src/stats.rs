@@ -24,6 +24,7 @@ use std::any::Any;
 use serde_json::{json, Map, Value};
 
 use crate::confidence::Resampler;
+use crate::groups::Groups;
 use crate::metric::DynMetric;
 use crate::output::CorpusReport;
 
@@ -32,6 +33,9 @@ pub const FORMAT: &str = "bleu-stream-stats";
 /// The version of the document layout; documents of another version are refused. (Version 1
 /// recorded settings as command-line options; version 2 as typed settings.)
 pub const VERSION: u64 = 2;
+/// The version of documents with per-group statistics (`--group-by`): a reader of version 2
+/// would silently drop the groups. Documents without groups keep version 2.
+pub const GROUPED_VERSION: u64 = 3;
 
 /// The tool that wrote a document (informational).
 const TOOL: &str = concat!("bleu-stream ", env!("CARGO_PKG_VERSION"));
@@ -45,6 +49,10 @@ pub struct Sums<'a> {
     pub segments: u64,
     pub bad_lines: u64,
     pub resampler: Option<&'a Resampler>,
+    /// `--group-by`: the groups' totals and the key argument (documents then have version
+    /// [`GROUPED_VERSION`]).
+    pub groups: Option<&'a Groups>,
+    pub group_by: Option<String>,
 }
 
 impl Sums<'_> {
@@ -65,7 +73,11 @@ impl Sums<'_> {
         }
         let mut doc = Map::new();
         doc.insert("format".into(), Value::from(FORMAT));
-        doc.insert("version".into(), Value::from(VERSION));
+        let version = match self.groups {
+            Some(_) => GROUPED_VERSION,
+            None => VERSION,
+        };
+        doc.insert("version".into(), Value::from(version));
         doc.insert("tool".into(), Value::from(TOOL));
         doc.insert(
             "framing".into(),
@@ -76,6 +88,10 @@ impl Sums<'_> {
         doc.insert("metrics".into(), Value::from(parts));
         if let Some(r) = self.resampler {
             doc.insert("resampling".into(), r.save(self.metrics));
+        }
+        if let (Some(groups), Some(by)) = (self.groups, &self.group_by) {
+            doc.insert("group_by".into(), Value::from(by.as_str()));
+            doc.insert("groups".into(), groups.save(self.metrics)?);
         }
         Ok(doc)
     }
@@ -135,7 +151,7 @@ fn header(doc: &Value) -> Result<Header<'_>, String> {
         ));
     }
     match obj.get("version").and_then(Value::as_u64) {
-        Some(VERSION) => {}
+        Some(VERSION | GROUPED_VERSION) => {}
         Some(v) => {
             return Err(format!(
                 "stats format version {v}, but this bleu-stream reads version {VERSION}"
@@ -189,6 +205,9 @@ pub struct Merged {
     pub resampler: Option<Resampler>,
     /// The framing every document was read with (`None`: no document's lines decided one).
     pub framing: Option<Value>,
+    /// Per-group totals of grouped documents (`--group-by`), and the key they were made with.
+    pub groups: Option<Groups>,
+    pub group_by: Option<String>,
 }
 
 impl Merged {
@@ -210,7 +229,23 @@ impl Merged {
             None => None,
             Some(saved) => Some(Resampler::new(Resampler::saved_settings(saved)?, &metrics)?),
         };
+        let group_by = first
+            .get("group_by")
+            .map(|g| {
+                g.as_str()
+                    .map(str::to_owned)
+                    .ok_or("\"group_by\" is not a string")
+            })
+            .transpose()?;
+        let groups = group_by.as_ref().map(|_| {
+            Groups::new(
+                usize::MAX,
+                resampler.as_ref().map(|r: &Resampler| r.settings),
+            )
+        });
         Ok(Merged {
+            groups,
+            group_by,
             resampler,
             framing: None,
             keys,
@@ -268,6 +303,24 @@ impl Merged {
                     .to_owned())
             }
         }
+        let their_group_by = doc.get("group_by").and_then(Value::as_str);
+        if their_group_by != self.group_by.as_deref() {
+            let show = |g: Option<&str>| {
+                g.map_or("no --group-by".to_owned(), |g| format!("--group-by {g}"))
+            };
+            return Err(format!(
+                "written with {}, unlike the first document ({}): per-group statistics do not \
+                 add up with others",
+                show(their_group_by),
+                show(self.group_by.as_deref())
+            ));
+        }
+        if let Some(groups) = &mut self.groups {
+            let saved = doc
+                .get("groups")
+                .ok_or("a document with \"group_by\" but without \"groups\"")?;
+            groups.merge_saved(&self.metrics, saved)?;
+        }
         for ((m, t), part) in self.metrics.iter().zip(&mut self.totals).zip(h.parts) {
             let stats = part
                 .get("stats")
@@ -292,6 +345,10 @@ impl Merged {
                 true,
             ),
             note: None,
+            groups: self
+                .groups
+                .as_ref()
+                .map_or_else(Vec::new, |g| g.reports(&self.metrics, true)),
         }
     }
 
@@ -301,6 +358,17 @@ impl Merged {
             .iter()
             .zip(&self.totals)
             .find_map(|(m, t)| m.totals_refusal(t.as_ref()))
+            .or_else(|| {
+                let groups = self.groups.as_ref()?;
+                groups.list.iter().find_map(|g| {
+                    let why = self
+                        .metrics
+                        .iter()
+                        .zip(&g.totals)
+                        .find_map(|(m, t)| m.totals_refusal(t.as_ref()))?;
+                    Some(format!("group {}: {why}", g.key))
+                })
+            })
     }
 
     /// The merged statistics as one document (tree-shaped merges: merge the merges).
@@ -312,6 +380,8 @@ impl Merged {
             segments: self.segments,
             bad_lines: self.bad_lines,
             resampler: self.resampler.as_ref(),
+            groups: self.groups.as_ref(),
+            group_by: self.group_by.clone(),
         }
         .document()
     }

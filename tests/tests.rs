@@ -4,6 +4,7 @@ mod cli;
 mod compare;
 mod confidence;
 mod generate;
+mod group_by;
 mod hardening;
 mod live;
 mod merge;

@@ -204,6 +204,22 @@ pub struct Args {
     #[arg(short, long, value_name = "FILE", help_heading = "Live monitoring")]
     pub output: Option<PathBuf>,
 
+    /// Per-group corpus scores in one pass: KEY names each line's group — a JSONL field (`NAME`
+    /// or `field:NAME`; its value, a string or a number, is the group) or a TSV column (`col:N`,
+    /// from 1; that column is then not part of hypothesis/references). Every report carries one
+    /// record per group, in order of first appearance, after the overall one. A line without a
+    /// key is a bad line. Not with -r parallel files.
+    #[arg(long, value_name = "KEY", value_parser = crate::input::group::GroupBy::parse,
+          help_heading = "Groups")]
+    pub group_by: Option<crate::input::group::GroupBy>,
+
+    /// At most N groups (--group-by): a line of group N+1 stops the run there with an error
+    /// (exit status 2); rows and the final report cover the lines before it.
+    #[arg(long, value_name = "N", default_value_t = crate::groups::DEFAULT_MAX as u64,
+          help_heading = "Groups", requires = "group_by",
+          value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub max_groups: u64,
+
     /// At every report, atomically replace PATH with the report as JSON (the JSONL corpus
     /// record).
     #[arg(long, value_name = "PATH", help_heading = "Live monitoring")]
@@ -360,6 +376,15 @@ impl Args {
                     .to_owned());
             }
         }
+        let input = match self.input.unwrap_or(InputArg::Auto) {
+            InputArg::Auto => InputFormat::Auto,
+            InputArg::Tsv => InputFormat::Tsv,
+            InputArg::Jsonl => InputFormat::Jsonl,
+        };
+        let input = match &self.group_by {
+            None => input,
+            Some(by) => by.check_input(input, !ref_files.is_empty())?,
+        };
         let stdin_uses = sources
             .iter()
             .chain(&ref_files)
@@ -402,11 +427,7 @@ impl Args {
         Ok(Config {
             sources,
             ref_files,
-            input: match self.input.unwrap_or(InputArg::Auto) {
-                InputArg::Auto => InputFormat::Auto,
-                InputArg::Tsv => InputFormat::Tsv,
-                InputArg::Jsonl => InputFormat::Jsonl,
-            },
+            input,
             nrefs: self.nrefs.unwrap_or(Refs::Unknown),
             max_line_bytes: self.max_line_bytes,
             metrics,
@@ -430,6 +451,8 @@ impl Args {
                 interval: self.interval,
                 emit_stats: self.emit.is_some(),
                 first_line: self.first_line,
+                group_by: self.group_by,
+                max_groups: usize::try_from(self.max_groups).unwrap_or(usize::MAX),
             },
             format,
             mode,

@@ -4,6 +4,7 @@
 //! Framing runs on the worker threads, so JSON parsing and UTF-8 validation are parallel too; the
 //! reader thread only finds line ends.
 
+pub mod group;
 pub mod jsonl;
 pub mod reader;
 pub mod tsv;

@@ -62,6 +62,33 @@ pub fn corpus_record(report: &CorpusReport, width: usize, out: &mut Vec<u8>) {
     out.push(b'\n');
 }
 
+/// `--group-by`: one corpus record per group after the overall one (which
+/// [`corpus_record`] writes as without groups), `{"type":"corpus","final":…,"group":VALUE,…}`,
+/// in order of first appearance.
+pub fn group_records(report: &CorpusReport, width: usize, out: &mut Vec<u8>) {
+    for g in &report.groups {
+        let mut obj = Map::new();
+        obj.insert("segments".into(), Value::from(g.segments));
+        obj.insert("bad_lines".into(), Value::from(g.bad_lines));
+        for m in &g.metrics {
+            obj.insert(m.key.to_owned(), Value::Object(score_object(m, width)));
+        }
+        obj.insert(
+            "tool".into(),
+            Value::from(concat!("bleu-stream ", env!("CARGO_PKG_VERSION"))),
+        );
+        let rest = serde_json::to_string(&obj).expect("numbers serialize");
+        out.extend_from_slice(b"{\"type\":\"corpus\",\"final\":");
+        out.extend_from_slice(if report.is_final { b"true" } else { b"false" });
+        out.extend_from_slice(b",\"group\":");
+        // Canonical JSON text of a string or a number ([`crate::input::group`]).
+        out.extend_from_slice(g.key.as_bytes());
+        out.push(b',');
+        out.extend_from_slice(&rest.as_bytes()[1..]);
+        out.push(b'\n');
+    }
+}
+
 /// `-b -f jsonl`: `{"bleu":34.92,"chrf":…}`, each final score at full precision.
 pub fn scores_record(report: &CorpusReport, out: &mut Vec<u8>) {
     let obj: Map<String, Value> = report

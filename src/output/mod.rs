@@ -3,6 +3,7 @@
 //! Rows are rendered by the workers (in parallel) into byte buffers; the merger only copies them
 //! out in order, interleaving reports at the exact segment where they are due.
 
+pub mod group_table;
 pub mod jsonl;
 pub mod prometheus;
 pub mod report_file;
@@ -51,6 +52,31 @@ pub struct CorpusReport {
     /// Why this report was written out of turn, if it marks an event (a followed file
     /// restarting).
     pub note: Option<String>,
+    /// `--group-by`: one report per group, in order of first appearance.
+    pub groups: Vec<GroupReport>,
+}
+
+/// The part of a [`CorpusReport`] about one `--group-by` group.
+#[derive(Clone, Debug)]
+pub struct GroupReport {
+    /// The key value as JSON text (a string or a number).
+    pub key: String,
+    /// Segments of the group scored.
+    pub segments: u64,
+    /// Bad lines whose key could be read.
+    pub bad_lines: u64,
+    /// One score per metric, in `--metrics` order.
+    pub metrics: Vec<Score>,
+}
+
+impl GroupReport {
+    /// The key as text: a string's characters, a number as written.
+    pub fn label(&self) -> String {
+        match serde_json::from_str::<String>(&self.key) {
+            Ok(s) => s,
+            Err(_) => self.key.clone(),
+        }
+    }
 }
 
 impl CorpusReport {

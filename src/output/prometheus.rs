@@ -28,6 +28,19 @@ pub fn render(report: &CorpusReport) -> String {
     // `bleu_stream_score` keeps one sample per metric (the first variant); every variant gets
     // its own sample in a family of its own, so that the label sets within each family stay
     // uniform.
+    for g in &report.groups {
+        let group = escape(&g.label());
+        for m in &g.metrics {
+            let _ = writeln!(
+                s,
+                "bleu_stream_score{{metric=\"{}\",name=\"{}\",signature=\"{}\",group=\"{group}\"}} {}",
+                escape(m.key),
+                escape(&m.name),
+                escape(&m.full_signature()),
+                number(m.value)
+            );
+        }
+    }
     for m in &report.metrics {
         let Some(variants) = &m.variants else {
             continue;
@@ -71,6 +84,32 @@ pub fn render(report: &CorpusReport) -> String {
         u8::from(report.is_final),
         env!("CARGO_PKG_VERSION"),
     );
+    if !report.groups.is_empty() {
+        s.push_str(
+            "# HELP bleu_stream_group_segments_total Segments scored, per --group-by group.\n\
+             # TYPE bleu_stream_group_segments_total counter\n",
+        );
+        for g in &report.groups {
+            let _ = writeln!(
+                s,
+                "bleu_stream_group_segments_total{{group=\"{}\"}} {}",
+                escape(&g.label()),
+                g.segments
+            );
+        }
+        s.push_str(
+            "# HELP bleu_stream_group_bad_lines_total Bad lines whose --group-by key could be \
+             read, per group.\n# TYPE bleu_stream_group_bad_lines_total counter\n",
+        );
+        for g in &report.groups {
+            let _ = writeln!(
+                s,
+                "bleu_stream_group_bad_lines_total{{group=\"{}\"}} {}",
+                escape(&g.label()),
+                g.bad_lines
+            );
+        }
+    }
     s
 }
 

@@ -139,6 +139,7 @@ impl Sink {
             (_, Format::Jsonl, _) => {
                 let mut buf = Vec::new();
                 jsonl::corpus_record(report, self.width, &mut buf);
+                jsonl::group_records(report, self.width, &mut buf);
                 self.out.write_all(&buf)?;
             }
             (Mode::CorpusOnly, Format::Text, true) => {
@@ -155,6 +156,7 @@ impl Sink {
         if let Some(path) = &self.report_file {
             let mut buf = Vec::new();
             jsonl::corpus_record(report, self.width, &mut buf);
+            jsonl::group_records(report, self.width, &mut buf);
             replace_file(path, &buf);
         }
         if let Some(path) = &self.prometheus {

@@ -100,6 +100,7 @@ pub fn report(report: &CorpusReport, width: usize) -> String {
         let _ = writeln!(s, "{}", line(m, width));
         let _ = writeln!(s, "# {} signature: {}", m.name, m.full_signature());
     }
+    s.push_str(&super::group_table::render(&report.groups, width));
     s
 }
 

@@ -18,6 +18,8 @@ use crossbeam_channel::{bounded, never, select, tick, Receiver, Sender, TryRecvE
 
 use crate::confidence::Resampler;
 use crate::diagnostic::diagnostic;
+use crate::groups::Groups;
+use crate::input::group::GroupBy;
 use crate::input::reader::{self, Batch, Plan, ReaderState};
 use crate::input::{frame, Framing, Utf8Policy};
 use crate::metric::DynMetric;
@@ -55,6 +57,10 @@ pub struct Settings {
     /// `--first-line`: the number of the first input line (shards of a larger input number
     /// their lines globally: diagnostics, JSONL `line`, streaming-bootstrap weights).
     pub first_line: u64,
+    /// `--group-by`: the key that names each line's group.
+    pub group_by: Option<GroupBy>,
+    /// `--max-groups`.
+    pub max_groups: usize,
 }
 
 /// How the outside world steers a run: events (signals) and the state shared with the reader.
@@ -106,6 +112,10 @@ struct Done {
     stats: Vec<Box<dyn Any + Send>>,
     /// Per good record: what the merger's [`Watch`] needs to know ([`watch::flags`]).
     flags: Vec<u8>,
+    /// `--group-by`: the group keys (JSON text) of the records, back to back; record `i`'s
+    /// ends at `key_ends[i]` (an empty key: a bad line whose key could not be read).
+    keys: Vec<u8>,
+    key_ends: Vec<usize>,
     fatal: Option<String>,
     restart: Option<String>,
     /// How the batch was framed (the reader's framing when it sent the batch).
@@ -188,7 +198,10 @@ fn work(
             recv(quit) -> _ => return,
         };
         let n = batch.len();
-        let framing = batch.framing.expect("the reader sets the framing");
+        let mut framing = batch.framing.expect("the reader sets the framing");
+        if let Some(by) = &settings.group_by {
+            framing = by.framing(framing);
+        }
         let first_line = batch.first_line + settings.first_line.saturating_sub(1);
         let mut done = Done {
             seq: batch.seq,
@@ -199,20 +212,34 @@ fn work(
             notes: Vec::new(),
             stats: metrics.iter().map(|m| m.new_batch(n)).collect(),
             flags: Vec::with_capacity(n),
+            keys: Vec::new(),
+            key_ends: Vec::new(),
             fatal: batch.fatal.take(),
             restart: batch.restart.take(),
             framing,
         };
         let mut fields = Vec::new();
         let mut notes = Vec::new();
+        let mut key_scratch = Vec::new();
         let mut reader_bad = std::mem::take(&mut batch.bad).into_iter().peekable();
         for i in 0..n {
             let line = first_line + i as u64;
             batch.fields(i, &mut fields);
-            let framed = match reader_bad.next_if(|(r, _)| *r == i) {
-                Some((_, message)) => Err(message),
-                None => frame(framing, &fields, settings.utf8),
+            let framed = match (reader_bad.next_if(|(r, _)| *r == i), &settings.group_by) {
+                (Some((_, message)), _) => Err(message),
+                (None, None) => frame(framing, &fields, settings.utf8),
+                (None, Some(by)) => {
+                    let split =
+                        by.split(fields[0], settings.utf8, &mut key_scratch, &mut done.keys);
+                    match split {
+                        Ok(rest) => frame(framing, &[rest], settings.utf8),
+                        Err(message) => Err(message),
+                    }
+                }
             };
+            if settings.group_by.is_some() {
+                done.key_ends.push(done.keys.len());
+            }
             match framed {
                 Ok(segment) => {
                     notes.extend(crate::input::byte_order_mark(framing, &segment));
@@ -257,6 +284,8 @@ struct Merger<'a> {
     totals: Vec<Box<dyn Any + Send>>,
     /// `--confidence`: resampling state kept next to the totals.
     resampler: Option<Resampler>,
+    /// `--group-by`: the totals of every group.
+    groups: Option<Groups>,
     /// The framing the input was read with, once a line has decided it (stats documents).
     framing: Option<serde_json::Value>,
     segments: u64,
@@ -279,6 +308,10 @@ impl<'a> Merger<'a> {
             metrics,
             settings,
             totals: metrics.iter().map(|m| m.new_totals()).collect(),
+            groups: settings
+                .group_by
+                .as_ref()
+                .map(|_| Groups::new(settings.max_groups, resampler.as_ref().map(|r| r.settings))),
             resampler,
             framing: None,
             segments: 0,
@@ -389,12 +422,40 @@ impl<'a> Merger<'a> {
         let mut good = 0usize;
         let mut row_start = 0usize;
         let write_rows = sink.mode == crate::output::Mode::Rows;
+        let mut key_start = 0usize;
         for (i, &row_end) in done.row_ends.iter().enumerate() {
             let line = done.first_line + i as u64;
             let row = &done.rows[row_start..row_end];
             row_start = row_end;
+            // The line's group (`--group-by`), found before anything is counted: a group past
+            // `--max-groups` stops the run at this line, as `--on-error fail` stops at a bad one.
+            let group = match &mut self.groups {
+                None => None,
+                Some(groups) => {
+                    let key = &done.keys[key_start..done.key_ends[i]];
+                    key_start = done.key_ends[i];
+                    match key.is_empty() {
+                        true => None,
+                        false => match groups.get(key, self.metrics) {
+                            Ok(group) => Some(group),
+                            Err(message) => {
+                                crate::diagnostic::diagnostic(&format!(
+                                    "error: line {line}: {message}"
+                                ));
+                                self.note =
+                                    Some(format!("stopped at line {line}: too many groups"));
+                                self.failed_on_bad_line = true;
+                                return Ok(false);
+                            }
+                        },
+                    }
+                }
+            };
             if let Some((_, message)) = bad.next_if(|(b, _)| *b == i) {
                 self.bad_lines += 1;
+                if let Some(group) = group {
+                    group.bad_lines += 1;
+                }
                 self.watch.bad_line();
                 match self.settings.on_error {
                     OnError::Warn => self.watch.diagnostic("warning", line, message),
@@ -418,6 +479,21 @@ impl<'a> Merger<'a> {
                 self.watch.segment(line, done.flags[good]);
                 for ((m, t), stats) in self.metrics.iter().zip(&mut self.totals).zip(&done.stats) {
                     m.accumulate(t.as_mut(), stats.as_ref(), good);
+                }
+                if let Some(group) = group {
+                    for ((m, t), stats) in
+                        self.metrics.iter().zip(&mut group.totals).zip(&done.stats)
+                    {
+                        m.accumulate(t.as_mut(), stats.as_ref(), good);
+                    }
+                    if let Some(r) = &mut group.resampler {
+                        if let Err(message) = r.add(self.metrics, &done.stats, good, line) {
+                            self.input_error =
+                                Some(format!("line {line}: --confidence: {message}"));
+                            return Ok(false);
+                        }
+                    }
+                    group.segments += 1;
                 }
                 if let Some(r) = &mut self.resampler {
                     if let Err(message) = r.add(self.metrics, &done.stats, good, line) {
@@ -464,6 +540,10 @@ impl<'a> Merger<'a> {
                 is_final,
             ),
             note: None,
+            groups: self
+                .groups
+                .as_ref()
+                .map_or_else(Vec::new, |g| g.reports(self.metrics, is_final)),
         }
     }
 
@@ -488,6 +568,8 @@ impl<'a> Merger<'a> {
                 segments: self.segments,
                 bad_lines: self.bad_lines,
                 resampler: self.resampler.as_ref(),
+                groups: self.groups.as_ref(),
+                group_by: self.settings.group_by.as_ref().map(|g| g.to_string()),
             };
             match sums.document() {
                 Ok(doc) => {

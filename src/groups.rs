@@ -1,0 +1,193 @@
+//! `--group-by`: corpus totals per group, next to the overall ones.
+//!
+//! Groups are kept in order of first appearance and found by their key (the JSON text of the
+//! key value, [`crate::input::group`]); a group holds what the overall totals hold — per-metric
+//! totals, counts, the resampling state — so its report is exactly the report of a separate
+//! run over its lines. Memory grows with the number of groups, which `--max-groups` caps.
+
+use std::any::Any;
+
+use rustc_hash::FxHashMap;
+use serde_json::{json, Value};
+
+use crate::confidence::{self, Resampler};
+use crate::metric::DynMetric;
+use crate::output::GroupReport;
+
+/// `--max-groups` by default.
+pub const DEFAULT_MAX: usize = 10_000;
+
+/// One group's running totals.
+pub struct Group {
+    /// The key as JSON text.
+    pub key: Box<str>,
+    pub totals: Vec<Box<dyn Any + Send>>,
+    pub segments: u64,
+    pub bad_lines: u64,
+    pub resampler: Option<Resampler>,
+}
+
+/// Every group seen so far.
+pub struct Groups {
+    index: FxHashMap<Box<[u8]>, usize>,
+    pub list: Vec<Group>,
+    max: usize,
+    resampling: Option<confidence::Settings>,
+}
+
+impl Groups {
+    /// Groups of up to `max` keys, each resampled like the overall totals when `resampling`.
+    pub fn new(max: usize, resampling: Option<confidence::Settings>) -> Groups {
+        Groups {
+            index: FxHashMap::default(),
+            list: Vec::new(),
+            max,
+            resampling,
+        }
+    }
+
+    /// The group of `key` (JSON text), made on first sight; `Err` says the cap is reached.
+    pub fn get(
+        &mut self,
+        key: &[u8],
+        metrics: &[Box<dyn DynMetric>],
+    ) -> Result<&mut Group, String> {
+        let i = match self.index.get(key) {
+            Some(&i) => i,
+            None => {
+                if self.list.len() >= self.max {
+                    return Err(format!(
+                        "group {} would be group {} but --max-groups is {}: raise it if the \
+                         input really has that many groups",
+                        String::from_utf8_lossy(key),
+                        self.list.len() + 1,
+                        self.max
+                    ));
+                }
+                let key_text =
+                    std::str::from_utf8(key).map_err(|_| "a group key is not UTF-8".to_owned())?;
+                let resampler = match self.resampling {
+                    Some(settings) => Some(Resampler::new(settings, metrics)?),
+                    None => None,
+                };
+                self.list.push(Group {
+                    key: key_text.into(),
+                    totals: metrics.iter().map(|m| m.new_totals()).collect(),
+                    segments: 0,
+                    bad_lines: 0,
+                    resampler,
+                });
+                self.index.insert(key.into(), self.list.len() - 1);
+                self.list.len() - 1
+            }
+        };
+        Ok(&mut self.list[i])
+    }
+
+    /// One report per group, in order of first appearance.
+    pub fn reports(&self, metrics: &[Box<dyn DynMetric>], is_final: bool) -> Vec<GroupReport> {
+        self.list
+            .iter()
+            .map(|g| GroupReport {
+                key: g.key.to_string(),
+                segments: g.segments,
+                bad_lines: g.bad_lines,
+                metrics: confidence::scores(metrics, &g.totals, g.resampler.as_ref(), is_final),
+            })
+            .collect()
+    }
+
+    /// The `groups` part of a stats document; `Err` when a group's totals cannot be saved
+    /// exactly (the metric's reason).
+    pub fn save(&self, metrics: &[Box<dyn DynMetric>]) -> Result<Value, String> {
+        let mut out = Vec::with_capacity(self.list.len());
+        for g in &self.list {
+            let mut parts = Vec::with_capacity(metrics.len());
+            for (m, t) in metrics.iter().zip(&g.totals) {
+                if let Some(why) = m.totals_refusal(t.as_ref()) {
+                    return Err(format!(
+                        "cannot emit mergeable statistics of group {}: {why}",
+                        g.key
+                    ));
+                }
+                parts.push(json!({"key": m.key(), "stats": m.save_totals(t.as_ref())}));
+            }
+            // Keys are canonical JSON ([`crate::input::group`]): they read back unchanged.
+            let key: Value = serde_json::from_str(&g.key).unwrap_or(Value::Null);
+            let mut doc = json!({
+                "group": key,
+                "segments": g.segments,
+                "bad_lines": g.bad_lines,
+                "metrics": parts,
+            });
+            if let Some(r) = &g.resampler {
+                doc["resampling"] = r.save(metrics);
+            }
+            out.push(doc);
+        }
+        Ok(Value::from(out))
+    }
+
+    /// Adds the `groups` part of a stats document, group by group.
+    pub fn merge_saved(
+        &mut self,
+        metrics: &[Box<dyn DynMetric>],
+        saved: &Value,
+    ) -> Result<(), String> {
+        let list = saved
+            .as_array()
+            .ok_or("\"groups\" is not an array of group statistics")?;
+        for (n, part) in list.iter().enumerate() {
+            let key = part.get("group").unwrap_or(&Value::Null);
+            if !(key.is_string() || key.is_number()) {
+                return Err(format!(
+                    "group {}: its key must be a string or a number",
+                    n + 1
+                ));
+            }
+            let key_text = key.to_string();
+            let count = |field: &str| {
+                part.get(field)
+                    .and_then(Value::as_u64)
+                    .ok_or_else(|| format!("group {key_text} without \"{field}\""))
+            };
+            let (segments, bad_lines) = (count("segments")?, count("bad_lines")?);
+            let parts = part
+                .get("metrics")
+                .and_then(Value::as_array)
+                .filter(|p| p.len() == metrics.len())
+                .ok_or_else(|| format!("group {key_text}: statistics of other metrics"))?;
+            let group = self.get(key_text.as_bytes(), metrics)?;
+            for ((m, t), p) in metrics.iter().zip(&mut group.totals).zip(parts) {
+                if p.get("key").and_then(Value::as_str) != Some(m.key()) {
+                    return Err(format!("group {key_text}: {} statistics missing", m.key()));
+                }
+                let stats = p
+                    .get("stats")
+                    .ok_or_else(|| format!("group {key_text}: {} statistics missing", m.key()))?;
+                m.merge_saved(t.as_mut(), stats)
+                    .map_err(|e| format!("group {key_text}: {e}"))?;
+            }
+            match (&mut group.resampler, part.get("resampling")) {
+                (None, None) => {}
+                (Some(r), Some(saved)) => r
+                    .merge_saved(metrics, saved)
+                    .map_err(|e| format!("group {key_text}: {e}"))?,
+                _ => {
+                    return Err(format!(
+                        "group {key_text}: resampling statistics do not match the document's"
+                    ))
+                }
+            }
+            group.segments = group
+                .segments
+                .checked_add(segments)
+                .ok_or("segment count overflows")?;
+            group.bad_lines = group
+                .bad_lines
+                .checked_add(bad_lines)
+                .ok_or("bad-line count overflows")?;
+        }
+        Ok(())
+    }
+}

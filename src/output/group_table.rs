@@ -1,0 +1,118 @@
+//! The text form of `--group-by` reports: after the overall report, a table with one row per
+//! group and metric, columns aligned.
+//!
+//! ```text
+//! Group             Metric  Score  Segments  Bad lines
+//! Online-B          BLEU    33.25      1984          0
+//! Online-B          chrF2   58.28      1984          0
+//! JDExploreAcademy  BLEU    33.70      1984          0
+//! ```
+//!
+//! Scores have `--width` decimals (and the interval of `--confidence`, as `-b` prints it); each
+//! group's own signature and details are in the JSONL records (`-f jsonl`, `--report-file`).
+
+use std::fmt::Write as _;
+
+use super::text::score_only;
+use super::GroupReport;
+
+/// The table of `groups` (nothing without groups).
+pub fn render(groups: &[GroupReport], width: usize) -> String {
+    if groups.is_empty() {
+        return String::new();
+    }
+    let header = ["Group", "Metric", "Score", "Segments", "Bad lines"];
+    let mut rows: Vec<[String; 5]> = Vec::new();
+    for g in groups {
+        let label = printable(&g.label());
+        for m in &g.metrics {
+            rows.push([
+                label.clone(),
+                m.name.clone(),
+                score_only(m, width),
+                g.segments.to_string(),
+                g.bad_lines.to_string(),
+            ]);
+        }
+    }
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut s = String::new();
+    let mut line = |cells: [&str; 5]| {
+        let mut l = String::new();
+        for (i, (cell, &w)) in cells.iter().zip(&widths).enumerate() {
+            if i > 0 {
+                l.push_str("  ");
+            }
+            let pad = w - cell.chars().count();
+            // Text left, numbers right.
+            if i < 2 {
+                l.push_str(cell);
+                l.extend(std::iter::repeat_n(' ', pad));
+            } else {
+                l.extend(std::iter::repeat_n(' ', pad));
+                l.push_str(cell);
+            }
+        }
+        let _ = writeln!(s, "{}", l.trim_end());
+    };
+    line(header);
+    for row in &rows {
+        line([&row[0], &row[1], &row[2], &row[3], &row[4]]);
+    }
+    s
+}
+
+/// A key with control characters escaped, so that a row stays one line.
+fn printable(label: &str) -> String {
+    if !label.chars().any(char::is_control) {
+        return label.to_owned();
+    }
+    let mut out = String::new();
+    for c in label.chars() {
+        match c.is_control() {
+            true => out.extend(c.escape_debug()),
+            false => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metric::Score;
+
+    fn group(key: &str, value: f64) -> GroupReport {
+        let score = Score::new(
+            "bleu",
+            "BLEU".into(),
+            value,
+            String::new(),
+            Default::default(),
+            Vec::new(),
+        );
+        GroupReport {
+            key: key.to_owned(),
+            segments: 12,
+            bad_lines: 1,
+            metrics: vec![score],
+        }
+    }
+
+    #[test]
+    fn rows_are_aligned_and_keys_printable() {
+        let table = render(&[group("\"a\\tb\"", 7.5), group("1234567", 10.25)], 2);
+        assert_eq!(
+            table,
+            "Group    Metric  Score  Segments  Bad lines\n\
+             a\\tb     BLEU     7.50        12          1\n\
+             1234567  BLEU    10.25        12          1\n"
+        );
+        assert_eq!(render(&[], 2), "");
+    }
+}

@@ -1,0 +1,474 @@
+//! `--group-by` (issue 20): per-group corpus scores in one pass. Every group's record must be,
+//! bit for bit, the record of a separate run over that group's lines — for every metric and
+//! thread count — in every kind of report, and `merge` of sharded grouped statistics must give
+//! the same per-group numbers. Uses only generated input (no `../shared`).
+
+use serde_json::{json, Value};
+
+use crate::util::{Cmd, Output};
+
+/// A deterministic stream of interleaved systems (JSON Lines with a `sys` field), two
+/// references, with bad lines: a missing key (no group), and a bad hypothesis in group `s1`.
+fn stream(lines: usize, systems: usize) -> Vec<String> {
+    let words = [
+        "the", "cat", "sat", "on", "a", "mat", "dog", "ran", "über", "straße", "東京", "is", "big",
+        ",", ".", "not", "quite", "Mr.", "3.5", "O'Neil",
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut out = Vec::new();
+    for i in 0..lines {
+        let mut sentence = |len: usize| {
+            (0..len)
+                .map(|_| words[next(words.len())])
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let (hyp, r1, r2) = (
+            sentence(3 + i % 9),
+            sentence(4 + i % 7),
+            sentence(2 + i % 11),
+        );
+        let sys = format!("s{}", i % systems);
+        let line = match i {
+            5 => json!({"hyp": hyp, "refs": [r1, r2]}),
+            9 => json!({"sys": "s1", "hyp": 5, "refs": [r1, r2]}),
+            _ if i % 4 == 3 => json!({"sys": i % systems, "hyp": hyp, "refs": [r1, r2]}),
+            _ => json!({"sys": sys, "hyp": hyp, "refs": [r1, r2]}),
+        };
+        out.push(line.to_string());
+    }
+    out
+}
+
+fn jsonl_of(lines: &[String]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// The key of a line of [`stream`] as the JSON text a group record echoes, if it has one.
+fn key_of(line: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(line).unwrap();
+    v.get("sys").map(Value::to_string)
+}
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let out = Cmd::new().args(args).stdin(stdin.to_owned()).run();
+    out.assert_success();
+    out
+}
+
+/// Without the fields that say which record it is.
+fn body(mut record: Value) -> Value {
+    let obj = record.as_object_mut().unwrap();
+    for key in ["type", "final", "group"] {
+        obj.remove(key);
+    }
+    record
+}
+
+/// Each group's record of a grouped run against a separate run over that group's lines.
+fn check_groups_against_separate_runs(metric_args: &[&str], lines: &[String], threads: &[usize]) {
+    let input = jsonl_of(lines);
+    let mut keys: Vec<String> = Vec::new();
+    for key in lines.iter().filter_map(|l| key_of(l)) {
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    let mut expected = Vec::new();
+    for key in &keys {
+        let mine: Vec<String> = lines
+            .iter()
+            .filter(|l| key_of(l).as_ref() == Some(key))
+            .cloned()
+            .collect();
+        let mut args = vec![
+            "-f",
+            "jsonl",
+            "--corpus-only",
+            "-j",
+            "1",
+            "--on-error",
+            "skip",
+        ];
+        args.extend(metric_args);
+        let out = run(&args, &jsonl_of(&mine));
+        expected.push(body(out.jsonl().unwrap().remove(0)));
+    }
+    // Without --group-by, a line without a key is not bad: make it bad for the overall run.
+    let overall = {
+        let mut args = vec!["-f", "jsonl", "--corpus-only", "--on-error", "skip"];
+        args.extend(metric_args);
+        let keyed: Vec<String> = lines
+            .iter()
+            .map(|l| match key_of(l) {
+                Some(_) => l.clone(),
+                None => "{\"no hyp\": 1}".to_owned(),
+            })
+            .collect();
+        run(&args, &jsonl_of(&keyed)).stdout_str()
+    };
+    let mut first: Option<String> = None;
+    for &j in threads {
+        let j = j.to_string();
+        let mut args = vec![
+            "-f",
+            "jsonl",
+            "--corpus-only",
+            "--on-error",
+            "skip",
+            "--group-by",
+            "sys",
+            "-j",
+            &j,
+        ];
+        args.extend(metric_args);
+        let out = run(&args, &input);
+        let stdout = out.stdout_str();
+        let records = out.jsonl().unwrap();
+        assert_eq!(records.len(), 1 + keys.len(), "{metric_args:?}: {stdout}");
+        // The overall record is exactly the ungrouped run's.
+        assert_eq!(
+            stdout.lines().next().unwrap(),
+            overall.trim_end(),
+            "{metric_args:?}"
+        );
+        for ((record, key), want) in records[1..].iter().zip(&keys).zip(&expected) {
+            assert_eq!(record["type"], "corpus");
+            assert_eq!(record["final"], true);
+            assert_eq!(record["group"].to_string(), *key, "{metric_args:?}");
+            assert_eq!(
+                body(record.clone()),
+                *want,
+                "{metric_args:?} -j {j}: group {key}"
+            );
+        }
+        match &first {
+            None => first = Some(stdout),
+            Some(first) => assert_eq!(*first, stdout, "{metric_args:?}: -j {j} differs"),
+        }
+    }
+}
+
+#[test]
+fn group_records_are_separate_runs_bit_for_bit_for_every_thread_count() {
+    let lines = stream(240, 7);
+    check_groups_against_separate_runs(&["-m", "bleu,chrf"], &lines, &[1, 2, 3, 4, 5, 6, 7, 8]);
+}
+
+#[test]
+fn group_records_are_separate_runs_for_every_metric_and_some_options() {
+    let lines = stream(150, 5);
+    let cases: &[&[&str]] = &[
+        &["-m", "ter"],
+        &["-m", "nltk-bleu"],
+        &["-m", "nist"],
+        &["-m", "gleu,mteval-bleu,multi-bleu"],
+        &["-m", "bleu", "--tokenize", "intl", "-l"],
+        &["-m", "chrf", "--chrf-word-order", "2"],
+        &["-m", "bleu,chrf", "--confidence", "--confidence-n", "200"],
+    ];
+    for case in cases {
+        check_groups_against_separate_runs(case, &lines, &[1, 4]);
+    }
+}
+
+#[test]
+fn a_tsv_key_column_is_not_part_of_the_segment() {
+    // Column 2 holds the key: a separate run over the lines without it scores the same.
+    let lines = stream(60, 3);
+    let mut grouped = String::new();
+    let mut per_group: Vec<(String, String)> = Vec::new();
+    for line in &lines {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let (Some(hyp), Some(sys)) = (v["hyp"].as_str(), v.get("sys")) else {
+            continue;
+        };
+        let sys = sys.to_string().trim_matches('"').to_owned();
+        let refs: Vec<&str> = v["refs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        grouped.push_str(&format!("{hyp}\t{sys}\t{}\n", refs.join("\t")));
+        let plain = format!("{hyp}\t{}\n", refs.join("\t"));
+        match per_group.iter_mut().find(|(k, _)| *k == sys) {
+            Some((_, text)) => text.push_str(&plain),
+            None => per_group.push((sys, plain)),
+        }
+    }
+    let out = run(
+        &[
+            "-f",
+            "jsonl",
+            "--corpus-only",
+            "--group-by",
+            "col:2",
+            "-m",
+            "bleu,chrf",
+        ],
+        &grouped,
+    );
+    let records = out.jsonl().unwrap();
+    assert_eq!(records.len(), 1 + per_group.len());
+    for (record, (key, text)) in records[1..].iter().zip(&per_group) {
+        assert_eq!(record["group"], json!(key));
+        let separate = run(&["-f", "jsonl", "--corpus-only", "-m", "bleu,chrf"], text);
+        assert_eq!(
+            body(record.clone()),
+            body(separate.jsonl().unwrap().remove(0))
+        );
+    }
+    // The inferred number of references does not count the key column.
+    assert_eq!(
+        records[0]["bleu"]["signature"]
+            .as_str()
+            .unwrap()
+            .split('|')
+            .next(),
+        Some("nrefs:2")
+    );
+}
+
+#[test]
+fn a_missing_key_is_a_bad_line_with_its_number() {
+    let input = "{\"sys\":\"a\",\"hyp\":\"x y\",\"ref\":\"x y\"}\n{\"hyp\":\"x\",\"ref\":\"x\"}\n\
+                 {\"sys\":null,\"hyp\":\"x\",\"ref\":\"x\"}\n";
+    let out = Cmd::new().args(["--group-by", "sys"]).stdin(input).run();
+    out.assert_success();
+    let err = out.stderr_str();
+    assert!(
+        err.contains("warning: line 2: no \"sys\" field (--group-by sys)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: line 3: \"sys\" must be a string or a number"),
+        "{err}"
+    );
+    // One row per line, the bad ones empty.
+    assert_eq!(out.stdout_str(), "100.00\n\n\n");
+    let out = Cmd::new()
+        .args(["--group-by", "sys", "--on-error", "fail", "-f", "jsonl"])
+        .stdin(input)
+        .run();
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    let records = out.jsonl().unwrap();
+    assert_eq!(records[1]["type"], "error");
+    assert_eq!(records[1]["line"], 2);
+}
+
+#[test]
+fn too_many_groups_stop_the_run_with_status_2() {
+    let input = "{\"g\":1,\"hyp\":\"a\",\"ref\":\"a\"}\n{\"g\":2,\"hyp\":\"b\",\"ref\":\"b\"}\n\
+                 {\"g\":1,\"hyp\":\"a\",\"ref\":\"a\"}\n{\"g\":3,\"hyp\":\"c\",\"ref\":\"c\"}\n\
+                 {\"g\":1,\"hyp\":\"a\",\"ref\":\"a\"}\n";
+    let out = Cmd::new()
+        .args(["--group-by", "g", "--max-groups", "2", "-f", "jsonl"])
+        .stdin(input)
+        .run();
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr_str()
+            .contains("error: line 4: group 3 would be group 3 but --max-groups is 2"),
+        "{}",
+        out.stderr_str()
+    );
+    let records = out.jsonl().unwrap();
+    let rows = records.iter().filter(|r| r["type"] == "segment").count();
+    assert_eq!(rows, 3, "the lines before the stop have their rows");
+    let corpus: Vec<&Value> = records.iter().filter(|r| r["type"] == "corpus").collect();
+    assert_eq!(corpus.len(), 3);
+    assert_eq!(corpus[0]["segments"], 3);
+    assert_eq!(
+        (corpus[1]["group"].clone(), corpus[1]["segments"].clone()),
+        (json!(1), json!(2))
+    );
+    assert_eq!(
+        (corpus[2]["group"].clone(), corpus[2]["segments"].clone()),
+        (json!(2), json!(1))
+    );
+}
+
+#[test]
+fn running_reports_carry_every_group_so_far() {
+    let lines = stream(12, 3);
+    let out = run(
+        &[
+            "-f",
+            "jsonl",
+            "--every",
+            "4",
+            "--group-by",
+            "sys",
+            "--on-error",
+            "skip",
+        ],
+        &jsonl_of(&lines),
+    );
+    let records = out.jsonl().unwrap();
+    let corpus: Vec<&Value> = records.iter().filter(|r| r["type"] == "corpus").collect();
+    // At line 4: groups "s0", "s1", "s2"; line 4 has the number key 0 (i % 4 == 3).
+    let groups = |from: usize, n: usize| -> Vec<String> {
+        corpus[from..from + n]
+            .iter()
+            .map(|r| r["group"].to_string())
+            .collect()
+    };
+    assert!(corpus[0].get("group").is_none());
+    assert_eq!(groups(1, 4), ["\"s0\"", "\"s1\"", "\"s2\"", "0"]);
+    assert_eq!(
+        corpus.iter().filter(|r| r.get("group").is_none()).count(),
+        4
+    );
+    assert_eq!(corpus.last().unwrap()["final"], true);
+}
+
+#[test]
+fn text_tables_and_prometheus_labels() {
+    let input = "{\"g\":\"de-en\",\"hyp\":\"a b c\",\"ref\":\"a b c\"}\n\
+                 {\"g\":\"a\\\"b\\\\c\\nd\",\"hyp\":\"a b\",\"ref\":\"a c\"}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let prom = dir.path().join("m.prom");
+    let out = Cmd::new()
+        .args([
+            "--corpus-only",
+            "--group-by",
+            "g",
+            "-m",
+            "bleu,chrf",
+            "-w",
+            "4",
+        ])
+        .arg("--prometheus")
+        .arg(&prom)
+        .stdin(input)
+        .run();
+    out.assert_success();
+    let text = out.stdout_str();
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Group"))
+        .collect();
+    assert_eq!(
+        table,
+        [
+            "Group     Metric     Score  Segments  Bad lines",
+            "de-en     BLEU      0.0000         1          0",
+            "de-en     chrF2   100.0000         1          0",
+            "a\"b\\c\\nd  BLEU      0.0000         1          0",
+            "a\"b\\c\\nd  chrF2    25.0000         1          0",
+        ]
+    );
+    let metrics = std::fs::read_to_string(&prom).unwrap();
+    assert!(
+        metrics.contains("name=\"BLEU\",signature=\"nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0\",group=\"a\\\"b\\\\c\\nd\"} 0.0\n"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("bleu_stream_group_segments_total{group=\"de-en\"} 1\n"));
+}
+
+#[test]
+fn sharded_groups_merge_to_one_runs_numbers() {
+    let lines = stream(200, 9);
+    let common = [
+        "--input",
+        "jsonl",
+        "--group-by",
+        "sys",
+        "--on-error",
+        "skip",
+        "-m",
+        "bleu,chrf,nist",
+    ];
+    let mut whole_args = vec!["-f", "jsonl", "--corpus-only"];
+    whole_args.extend(common);
+    let whole = run(&whole_args, &jsonl_of(&lines)).stdout_str();
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (i, part) in [0..37, 37..37, 37..120, 120..200].into_iter().enumerate() {
+        let mut args = vec!["--emit", "stats"];
+        args.extend(common);
+        let doc = run(&args, &jsonl_of(&lines[part]));
+        let path = dir.path().join(format!("part-{i}.json"));
+        std::fs::write(&path, doc.stdout_str()).unwrap();
+        files.push(path);
+    }
+    let merged = Cmd::new().args(["merge", "-f", "jsonl"]).args(&files).run();
+    merged.assert_success();
+    assert_eq!(merged.stdout_str(), whole);
+    // A tree: the merge of merges.
+    let left = Cmd::new()
+        .args(["merge", "--emit", "stats"])
+        .args(&files[..2])
+        .run();
+    let right = Cmd::new()
+        .args(["merge", "--emit", "stats"])
+        .args(&files[2..])
+        .run();
+    let both = format!("{}{}", left.stdout_str(), right.stdout_str());
+    let tree = Cmd::new()
+        .args(["merge", "-f", "jsonl", "-"])
+        .stdin(both)
+        .run();
+    tree.assert_success();
+    assert_eq!(tree.stdout_str(), whole);
+    // Grouped and ungrouped documents do not mix.
+    let plain = run(
+        &[
+            "--emit",
+            "stats",
+            "--input",
+            "jsonl",
+            "-m",
+            "bleu,chrf,nist",
+        ],
+        &jsonl_of(&lines[..5]),
+    );
+    let mixed = format!(
+        "{}{}",
+        std::fs::read_to_string(&files[0]).unwrap(),
+        plain.stdout_str()
+    );
+    let out = Cmd::new().args(["merge", "-"]).stdin(mixed).run();
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr_str().contains("no --group-by"),
+        "{}",
+        out.stderr_str()
+    );
+}
+
+#[test]
+fn usage_errors() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--group-by", "sys", "-r", "/dev/null", "/dev/null"],
+            "not supported with -r",
+        ),
+        (
+            &["--group-by", "col:1", "--input", "jsonl"],
+            "names a TSV column",
+        ),
+        (
+            &["--group-by", "sys", "--input", "tsv"],
+            "names a JSONL field",
+        ),
+        (&["--group-by", "col:0"], "expected a column number"),
+        (&["--max-groups", "5"], "--group-by"),
+    ];
+    for (args, message) in cases {
+        let out = Cmd::new().args(*args).run();
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.describe());
+        assert!(
+            out.stderr_str().contains(message),
+            "{args:?}: {}",
+            out.stderr_str()
+        );
+    }
+}
