@@ -12,6 +12,7 @@ pub mod command;
 pub mod confidence;
 pub mod diagnostic;
 pub mod gate;
+pub mod heap;
 pub mod input;
 pub mod metric;
 pub mod ngram;
