@@ -188,7 +188,7 @@ pub struct Args {
     /// Resamples of --confidence (sacreBLEU --confidence-n), or replicates of
     /// --confidence=streaming.
     #[arg(long, value_name = "N", default_value_t = 1000, help_heading = "Significance",
-          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+          value_parser = clap::value_parser!(u64).range(1..=crate::confidence::MAX_SAMPLES))]
     pub confidence_n: u64,
 
     /// Seed of the resampling (sacreBLEU's SACREBLEU_SEED default is 12345 too).

@@ -49,20 +49,6 @@ fn huge_option_values_are_usage_errors() {
     );
 }
 
-#[test]
-fn empty_weights_are_a_usage_error() {
-    let out = Cmd::new()
-        .args(["-m", "nltk-bleu", "--weights="])
-        .stdin(LINE)
-        .run();
-    assert_eq!(out.code, Some(2), "{}", out.describe());
-    assert!(
-        out.stderr_str().contains("--weights: empty"),
-        "{}",
-        out.describe()
-    );
-}
-
 /// `--max-line-bytes` counts the line without its `\r\n`.
 #[test]
 fn the_line_limit_does_not_count_crlf() {
@@ -76,4 +62,31 @@ fn the_line_limit_does_not_count_crlf() {
         "{}",
         out.describe()
     );
+}
+
+/// Point 2 (part): a stats document asking for 2^63 resamples (an abort before) or 0 (NaN)
+/// is refused by `merge`: status 2, no score.
+#[test]
+fn merge_refuses_absurd_sample_counts() {
+    let doc = Cmd::new()
+        .args(["--emit", "stats", "--confidence"])
+        .stdin(LINE)
+        .run();
+    doc.assert_success();
+    let doc = doc.stdout_str();
+    assert!(doc.contains("\"samples\":1000"), "{doc}");
+    let dir = tempfile::tempdir().unwrap();
+    for samples in ["9223372036854775807", "0"] {
+        let path = dir.path().join(format!("{samples}.json"));
+        let bad = doc.replace("\"samples\":1000", &format!("\"samples\":{samples}"));
+        std::fs::write(&path, bad).unwrap();
+        let out = Cmd::new().arg("merge").arg(&path).run();
+        assert_eq!(out.code, Some(2), "{}", out.describe());
+        assert!(out.stdout.is_empty(), "{}", out.describe());
+        assert!(
+            out.stderr_str().contains("\"samples\" is"),
+            "{}",
+            out.describe()
+        );
+    }
 }

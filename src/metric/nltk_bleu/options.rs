@@ -200,14 +200,7 @@ impl NltkBleuConfig {
             config.weights_text.clear();
             for text in weights {
                 let mut vector = Vec::new();
-                // NLTK would take an empty tuple and answer 0 for everything: a score that
-                // means nothing, so it is a usage error (issue 19, point 9).
-                if text.trim().is_empty() {
-                    return Err("--weights: empty; give at least one weight, e.g. \
-                                --weights 0.5,0.5"
-                        .to_owned());
-                }
-                {
+                if !text.trim().is_empty() {
                     for item in text.split(',') {
                         let w = parse_py_number(item)
                             .and_then(|n| n.to_f64().ok())
