@@ -9,6 +9,7 @@ use crate::status;
 
 /// Runs the command line and returns the exit status.
 pub fn main() -> ExitCode {
+    crate::heap::tune();
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if argv.get(1).is_some_and(|a| a == "merge") {
         return command::merge::main(argv);

@@ -46,6 +46,9 @@ impl Method {
     }
 }
 
+/// Most resamples or replicates (`--confidence-n`, and in a merged stats document).
+pub const MAX_SAMPLES: u64 = 1_000_000;
+
 /// `--confidence`, `--confidence-n`, `--seed`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings {
@@ -180,9 +183,17 @@ impl Resampler {
                 .and_then(Value::as_u64)
                 .ok_or_else(|| format!("resampling statistics without \"{key}\""))
         };
+        // The same range as --confidence-n: a document asking for 2^63 resamples must be an
+        // error, not an allocation that aborts (issue 19, point 2); 0 would give NaN.
+        let samples = number("samples")?;
+        if !(1..=MAX_SAMPLES).contains(&samples) {
+            return Err(format!(
+                "resampling statistics: \"samples\" is {samples}, not in 1..={MAX_SAMPLES}"
+            ));
+        }
         Ok(Settings {
             method,
-            samples: usize::try_from(number("samples")?).map_err(|e| e.to_string())?,
+            samples: usize::try_from(samples).map_err(|e| e.to_string())?,
             seed: number("seed")?,
         })
     }

@@ -13,6 +13,7 @@ pub mod confidence;
 pub mod diagnostic;
 pub mod gate;
 pub mod groups;
+pub mod heap;
 pub mod input;
 pub mod metric;
 pub mod ngram;

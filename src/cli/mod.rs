@@ -121,7 +121,7 @@ pub struct Args {
     pub corpus_only: bool,
 
     /// Write a running corpus report every N input lines.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_LINE_NUMBER))]
     pub every: Option<u64>,
 
     /// Output format: text rows and reports, or JSON Lines records on stdout.
@@ -174,7 +174,7 @@ pub struct Args {
     /// Number of the first input line, for a shard of a larger input: rows, diagnostics and the
     /// weights of --confidence=streaming use global line numbers, so shards merge exactly.
     #[arg(long, value_name = "N", default_value_t = 1, help_heading = "Scaling out",
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..=MAX_LINE_NUMBER))]
     pub first_line: u64,
 
     /// Confidence interval of corpus scores (bleu, chrf, gleu): `bootstrap` (the default; like
@@ -188,7 +188,7 @@ pub struct Args {
     /// Resamples of --confidence (sacreBLEU --confidence-n), or replicates of
     /// --confidence=streaming.
     #[arg(long, value_name = "N", default_value_t = 1000, help_heading = "Significance",
-          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+          value_parser = clap::value_parser!(u64).range(1..=crate::confidence::MAX_SAMPLES))]
     pub confidence_n: u64,
 
     /// Seed of the resampling (sacreBLEU's SACREBLEU_SEED default is 12345 too).
@@ -238,11 +238,26 @@ pub struct Args {
 }
 
 /// `--refs`: a positive number or `any`.
+/// Largest `--first-line` and `--every` (2^53, the largest line number a JSON reader keeps
+/// exact): line numbers are added to and counted up from them, which must never wrap.
+pub const MAX_LINE_NUMBER: u64 = 1 << 53;
+
+/// Largest `--max-line-bytes`: 1 GiB. Tokenizers index a segment with 32-bit offsets, and
+/// memory is a multiple of the longest line (see bleu-stream(1), SECURITY AND LIMITS).
+pub const MAX_LINE_BYTES: usize = 1 << 30;
+
 fn parse_refs(text: &str) -> Result<Refs, String> {
+    let max = crate::input::MAX_REFS;
     match text {
         "any" => Ok(Refs::Any),
         n => match n.parse::<usize>() {
-            Ok(n) if n > 0 => Ok(Refs::Exactly(n)),
+            Ok(n) if (1..=max).contains(&n) => Ok(Refs::Exactly(n)),
+            Ok(n) if n > max => Err(format!(
+                "{n} is more than {max}, the most references a line may have"
+            )),
+            Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Err(format!(
+                "{text} is more than {max}, the most references a line may have"
+            )),
             _ => Err(format!("'{text}' is neither a positive number nor 'any'")),
         },
     }
@@ -267,6 +282,15 @@ fn parse_bytes(text: &str) -> Result<usize, String> {
         .and_then(|n| n.checked_mul(factor))
         .filter(|&n| n > 0)
         .ok_or_else(|| format!("'{text}' is not a size like 65536, 64K or 16M"))
+        .and_then(|n| {
+            if n > MAX_LINE_BYTES {
+                Err(format!(
+                    "'{text}' is more than 1G, the longest line accepted"
+                ))
+            } else {
+                Ok(n)
+            }
+        })
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use smallvec::smallvec;
 
-use super::{decode, Refs, Segment, SegmentRefs, Utf8Policy};
+use super::{decode, too_many_refs, Refs, Segment, SegmentRefs, Utf8Policy, MAX_REFS};
 
 pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, String> {
     // One pass for the TABs, one validation of the whole line: on a valid line every field is a
@@ -22,6 +22,9 @@ pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, S
             Some(next) => 3 + memchr::memchr_iter(b'\t', &line[tab + next + 2..]).count(),
         },
     };
+    if nfields - 1 > MAX_REFS {
+        return Err(too_many_refs(nfields - 1));
+    }
     match refs {
         Refs::Exactly(n) if nfields != n + 1 => {
             return Err(format!(

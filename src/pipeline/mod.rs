@@ -150,10 +150,11 @@ pub fn run(
         for i in 0..threads {
             let (rx, tx, quit) = (batch_rx.clone(), done_tx.clone(), quit_rx.clone());
             let recycle = recycle_tx.clone();
+            let reader = &*control.reader;
             thread::Builder::new()
                 .name(format!("worker-{i}"))
                 .spawn_scoped(scope, move || {
-                    work(metrics, settings, rx, tx, recycle, quit)
+                    work(metrics, settings, rx, tx, recycle, quit, reader)
                 })
                 .expect("spawning a worker thread");
         }
@@ -179,6 +180,9 @@ pub fn run(
     })
 }
 
+/// Scores batches until the channel closes. After an oversize batch (one at a time, see
+/// [`ReaderState`]) the worker drops its workspaces, which grew to a multiple of the line, and
+/// tells the reader it may send the next one (issue 19, point 3).
 fn work(
     metrics: &[Box<dyn DynMetric>],
     settings: &Settings,
@@ -186,6 +190,7 @@ fn work(
     tx: Sender<Done>,
     recycle: Sender<Batch>,
     quit: Receiver<()>,
+    reader: &ReaderState,
 ) {
     let mut workspaces: Vec<_> = metrics.iter().map(|m| m.new_workspace()).collect();
     let mut scratch = RowScratch::default();
@@ -268,6 +273,17 @@ fn work(
             done.row_ends.push(done.rows.len());
         }
         drop(fields);
+        if batch.oversize {
+            workspaces = metrics.iter().map(|m| m.new_workspace()).collect();
+            scratch = RowScratch::default();
+            // The batch's own buffers go too (`recycle` keeps only small ones).
+            drop(batch);
+            reader.oversize_done();
+            if tx.send(done).is_err() {
+                return;
+            }
+            continue;
+        }
         if let Some(empty) = batch.recycle() {
             // Never waits: a full channel or a reader gone just drops the batch.
             let _ = recycle.try_send(empty);

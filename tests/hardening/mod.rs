@@ -1,6 +1,8 @@
 //! Hardening (issue 19): each point found by the attack-and-fault review has its regression
 //! test here, in one module per point.
 
+mod limits;
+mod memory;
 mod report_files;
 
 use std::fs::File;

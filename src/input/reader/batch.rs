@@ -9,6 +9,11 @@ const MAX_BYTES: usize = 256 * 1024;
 /// Batches whose data buffer is at most this big are handed back to the reader for reuse.
 pub(super) const RECYCLE_BYTES: usize = 4 * MAX_BYTES;
 
+/// A batch of at least this many bytes is *oversize* (in practice: it holds a line this long,
+/// batches being cut at [`MAX_BYTES`]): only one is in flight at a time, see
+/// [`super::ReaderState`].
+pub const OVERSIZE: usize = 1 << 20;
+
 /// A run of consecutive input records, raw bytes not yet decoded.
 #[derive(Debug, Default)]
 pub struct Batch {
@@ -31,6 +36,9 @@ pub struct Batch {
     /// `--follow`: the file was truncated or replaced after these records, and is read again
     /// from its start; the message says which (the merger writes a report marking it).
     pub restart: Option<String>,
+    /// At least [`OVERSIZE`] bytes: the worker that scores it calls
+    /// [`super::ReaderState::oversize_done`] after, and drops its grown workspaces.
+    pub oversize: bool,
 }
 
 impl Batch {
@@ -83,6 +91,7 @@ impl Batch {
         self.framing = None;
         self.fatal = None;
         self.restart = None;
+        self.oversize = false;
         Some(self)
     }
 

@@ -17,13 +17,13 @@ mod tests;
 use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 
 use crossbeam_channel::{Receiver, Sender};
 
 use super::{Framing, InputFormat, Refs};
 
-pub use batch::Batch;
+pub use batch::{Batch, OVERSIZE};
 use follow::read_follow;
 use parallel::read_parallel;
 pub use source::{Line, LineReader, Source};
@@ -43,6 +43,10 @@ pub struct ReaderState {
     stop: AtomicBool,
     waiting: AtomicBool,
     sent: AtomicU64,
+    /// An oversize batch ([`Batch::oversize`]) is in flight: the reader sends no other until a
+    /// worker has scored it ([`ReaderState::oversize_done`]).
+    oversize: Mutex<bool>,
+    oversize_freed: Condvar,
 }
 
 impl ReaderState {
@@ -57,6 +61,26 @@ impl ReaderState {
 
     fn set_waiting(&self, waiting: bool) {
         self.waiting.store(waiting, Ordering::SeqCst);
+    }
+
+    /// Waits until no oversize batch is in flight, then marks one in flight. One oversize line
+    /// at a time: a worker's memory for a line is a multiple of its length, so four workers
+    /// scoring four 16 MB lines at once (with more queued) took 4 times that (issue 19, point 3).
+    fn oversize_begin(&self) {
+        let mut busy = self.oversize.lock().unwrap_or_else(|e| e.into_inner());
+        while *busy {
+            busy = self
+                .oversize_freed
+                .wait(busy)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        *busy = true;
+    }
+
+    /// A worker has scored the oversize batch in flight (and dropped what it grew for it).
+    pub fn oversize_done(&self) {
+        *self.oversize.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        self.oversize_freed.notify_one();
     }
 
     /// True when the reader waits for input and every batch it has sent is among the first
@@ -173,6 +197,10 @@ impl Batcher {
         next.seq = self.batch.seq + 1;
         next.first_line = self.next_line;
         let mut batch = std::mem::replace(&mut self.batch, next);
+        if batch.data.len() >= batch::OVERSIZE {
+            batch.oversize = true;
+            self.state.oversize_begin();
+        }
         // Records read before the format is known are empty lines: bad in any framing.
         batch.framing = Some(self.framing.unwrap_or(Framing::Tsv {
             refs: Refs::Unknown,

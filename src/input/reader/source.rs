@@ -222,12 +222,16 @@ impl LineReader {
                 if let Some(skipped) = self.skipping.take() {
                     return Ok(Some(Line::TooLong(skipped + nl as u64)));
                 }
-                if nl > self.max_line {
-                    return Ok(Some(Line::TooLong(nl as u64)));
+                // The limit counts the line without its line end: a `\r` before the `\n` is
+                // not part of it (as documented).
+                let text = strip_cr(&self.buf[line.clone()]).len();
+                if text > self.max_line {
+                    return Ok(Some(Line::TooLong(text as u64)));
                 }
                 return Ok(Some(Line::Text(strip_cr(&self.buf[line]))));
             }
-            if self.end - self.start > self.max_line {
+            // One byte more than the limit may be the `\r` of a `\r\n` still to come.
+            if self.end - self.start > self.max_line.saturating_add(1) {
                 // Over the limit and no end in sight: drop what is buffered, remember how much.
                 *self.skipping.get_or_insert(0) += (self.end - self.start) as u64;
                 self.start = self.end;
@@ -241,7 +245,11 @@ impl LineReader {
                 if rest > 0 {
                     let line = self.start..self.end;
                     self.start = self.end;
-                    return Ok(Some(Line::Text(strip_cr(&self.buf[line]))));
+                    let text = strip_cr(&self.buf[line]);
+                    if text.len() > self.max_line {
+                        return Ok(Some(Line::TooLong(text.len() as u64)));
+                    }
+                    return Ok(Some(Line::Text(text)));
                 }
                 return Ok(None);
             }

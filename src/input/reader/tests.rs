@@ -347,3 +347,19 @@ fn only_streams_that_may_block_cut_a_batch_per_read() {
     assert!(pipe.len() >= 5, "{} batches from a pipe", pipe.len());
     assert_eq!(file.len(), 1);
 }
+
+/// `--max-line-bytes` counts a line without its `\r\n` (issue 19, point 9), also at the end of
+/// the input and when the `\r` arrives before the `\n` is buffered.
+#[test]
+fn the_line_limit_does_not_count_the_line_end() {
+    let mut r = reader(b"abc\r\nabcd\r\nabc\nabc\rabcd").max_line(3);
+    assert_eq!(r.next_line().unwrap(), Some(Line::Text(b"abc")));
+    assert_eq!(r.next_line().unwrap(), Some(Line::TooLong(4)));
+    assert_eq!(r.next_line().unwrap(), Some(Line::Text(b"abc")));
+    assert!(matches!(r.next_line().unwrap(), Some(Line::TooLong(_))));
+    assert_eq!(r.next_line().unwrap(), None);
+    let mut r = reader(b"abc\r").max_line(3);
+    assert_eq!(r.next_line().unwrap(), Some(Line::Text(b"abc")));
+    let mut r = reader(b"abcd").max_line(3);
+    assert_eq!(r.next_line().unwrap(), Some(Line::TooLong(4)));
+}

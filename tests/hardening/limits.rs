@@ -1,0 +1,92 @@
+//! Point 4 (no integer wraps: huge option values are usage errors) and point 9 (diagnostics say
+//! what is true).
+
+use crate::util::Cmd;
+
+const LINE: &str = "a b c d\ta b c d\n";
+
+#[test]
+fn huge_option_values_are_usage_errors() {
+    for (args, says) in [
+        (&["--first-line", "18446744073709551615"][..], "not in 1..="),
+        (&["--every", "18446744073709551615"][..], "not in 1..="),
+        (&["--refs", "18446744073709551615"][..], "more than 4096"),
+        (&["--refs", "99999999999999999999999"][..], "more than 4096"),
+        (
+            &["--max-line-bytes", "18446744073709551615"][..],
+            "more than 1G",
+        ),
+        (
+            &["--max-line-bytes", "99999999999999999999G"][..],
+            "not a size",
+        ),
+    ] {
+        let out = Cmd::new().args(args).stdin(LINE).run();
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.describe());
+        let err = out.stderr_str();
+        assert!(
+            err.starts_with("bleu-stream: error: ") && err.contains(says),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    // The largest accepted values still work.
+    let out = Cmd::new()
+        .args([
+            "--first-line",
+            "9007199254740992",
+            "--every",
+            "9007199254740992",
+        ])
+        .args(["--max-line-bytes", "1G", "--refs", "1", "-f", "jsonl"])
+        .stdin(LINE)
+        .run();
+    out.assert_success();
+    assert!(
+        out.stdout_str().contains("\"line\":9007199254740992"),
+        "{}",
+        out.describe()
+    );
+}
+
+/// `--max-line-bytes` counts the line without its `\r\n`.
+#[test]
+fn the_line_limit_does_not_count_crlf() {
+    let out = Cmd::new()
+        .args(["--max-line-bytes", "15"])
+        .stdin("a b c d\ta b c d\r\na b c d\ta b c de\r\n")
+        .run();
+    assert_eq!(out.stdout_str(), "100.00\n\n", "{}", out.describe());
+    assert!(
+        out.stderr_str().contains("line 2: line of 16 bytes"),
+        "{}",
+        out.describe()
+    );
+}
+
+/// Point 2 (part): a stats document asking for 2^63 resamples (an abort before) or 0 (NaN)
+/// is refused by `merge`: status 2, no score.
+#[test]
+fn merge_refuses_absurd_sample_counts() {
+    let doc = Cmd::new()
+        .args(["--emit", "stats", "--confidence"])
+        .stdin(LINE)
+        .run();
+    doc.assert_success();
+    let doc = doc.stdout_str();
+    assert!(doc.contains("\"samples\":1000"), "{doc}");
+    let dir = tempfile::tempdir().unwrap();
+    for samples in ["9223372036854775807", "0"] {
+        let path = dir.path().join(format!("{samples}.json"));
+        let bad = doc.replace("\"samples\":1000", &format!("\"samples\":{samples}"));
+        std::fs::write(&path, bad).unwrap();
+        let out = Cmd::new().arg("merge").arg(&path).run();
+        assert_eq!(out.code, Some(2), "{}", out.describe());
+        assert!(out.stdout.is_empty(), "{}", out.describe());
+        assert!(
+            out.stderr_str().contains("\"samples\" is"),
+            "{}",
+            out.describe()
+        );
+    }
+}

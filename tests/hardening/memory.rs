@@ -1,0 +1,112 @@
+//! Point 3: memory is bounded for any line: peak resident size at most 8 x the longest line
+//! + 64 MiB, whatever the metric and the thread count (chrF and TER excepted, see the README).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use crate::util::BIN;
+
+const MIB: u64 = 1 << 20;
+
+/// Runs `args` on `lines` and returns the child's peak resident size (VmHWM), read from /proc
+/// once every row is out but before the input ends (a finished process has no /proc status).
+fn peak_rss(args: &[&str], lines: &[String]) -> u64 {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .arg("--line-buffered")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = {
+        let lines = lines.to_vec();
+        std::thread::spawn(move || {
+            for l in &lines {
+                stdin.write_all(l.as_bytes()).unwrap();
+                stdin.write_all(b"\n").unwrap();
+            }
+            stdin
+        })
+    };
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut row = String::new();
+    for _ in lines {
+        row.clear();
+        out.read_line(&mut row).unwrap();
+        assert!(row.ends_with('\n'), "a row per line");
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    drop(feed.join().unwrap());
+    child.wait().unwrap();
+    kib * 1024
+}
+
+/// A pseudo-random CJK sentence of about `bytes` bytes (3 bytes a character).
+fn cjk(bytes: usize, seed: u32) -> String {
+    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
+    (0..bytes / 3)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            char::from_u32(0x4e00 + x % 20_000).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn a_line_of_tabs_is_refused_not_held_as_millions_of_references() {
+    // 2 MiB of TABs: two million empty references (an 8 MiB one took 2.7 GB).
+    let line = "\t".repeat(2 * MIB as usize);
+    let peak = peak_rss(&[], std::slice::from_ref(&line));
+    assert!(
+        peak <= 8 * line.len() as u64 + 64 * MIB,
+        "peak {} MiB",
+        peak / MIB
+    );
+    let out = crate::util::Cmd::new().stdin(line + "\n").run();
+    assert!(
+        out.stderr_str().contains("references: more than"),
+        "{}",
+        out.describe()
+    );
+}
+
+#[test]
+fn four_long_lines_with_four_threads_stay_within_the_bound() {
+    let lines: Vec<String> = (0..4)
+        .map(|i| {
+            let s = cjk(2 * MIB as usize - 2, i);
+            format!("{s}\t{s}")
+        })
+        .collect();
+    let longest = lines.iter().map(String::len).max().unwrap() as u64;
+    let bound = 8 * longest + 64 * MIB;
+    for metrics in [
+        "bleu",
+        "nltk-bleu",
+        "gleu,multi-bleu",
+        "nist",
+        "mteval-bleu",
+    ] {
+        let peak = peak_rss(&["-j", "4", "-m", metrics], &lines);
+        eprintln!(
+            "-m {metrics} -j 4, 4 lines of {} MiB: peak {} MiB",
+            longest / MIB,
+            peak / MIB
+        );
+        assert!(
+            peak <= bound,
+            "-m {metrics}: peak {} MiB over {} MiB",
+            peak / MIB,
+            bound / MIB
+        );
+    }
+}
