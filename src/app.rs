@@ -9,9 +9,9 @@ use crate::status;
 
 /// Runs the command line and returns the exit status.
 pub fn main() -> ExitCode {
-    crate::heap::tune();
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if argv.get(1).is_some_and(|a| a == "merge") {
+        crate::heap::tune();
         return command::merge::main(argv);
     }
     if argv.get(1).is_some_and(|a| a == "compare") {
@@ -40,6 +40,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(status::IO);
         }
     };
+    crate::heap::tune();
     match crate::cli::parse(argv) {
         Ok(config) => match config.generate {
             Some(kind) => command::generate::run(kind),

@@ -833,7 +833,34 @@ fn signals_during_start_up_have_their_documented_effect() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        thread::sleep(Duration::from_millis(20));
+        // Nothing can catch a signal before the program's first instruction: wait until the
+        // handlers are in place (/proc's SigCgt), which happens before the options are parsed,
+        // then signal while they are. (Sleeping 20 ms instead lost the race on a busy machine.)
+        let bit = match name {
+            "HUP" => 1,
+            "USR1" => 10,
+            _ => 15,
+        };
+        let status = format!("/proc/{}/status", child.id());
+        let started = std::time::Instant::now();
+        let caught = || -> bool {
+            let Ok(text) = std::fs::read_to_string(&status) else {
+                return false;
+            };
+            let mask = text
+                .lines()
+                .find_map(|l| l.strip_prefix("SigCgt:"))
+                .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+                .unwrap_or(0);
+            mask & (1 << (bit - 1)) != 0
+        };
+        while !caught() {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "no handler for SIG{name}"
+            );
+            thread::sleep(Duration::from_micros(200));
+        }
         signal(&child, name);
         let mut stdin = child.stdin.take().unwrap();
         // A SIGTERM before the input ends: whatever is read is still scored.

@@ -96,6 +96,8 @@ pub struct LineReader {
     max_line: usize,
     /// Bytes of the current over-long line skipped so far.
     skipping: Option<u64>,
+    /// The last byte skipped was a `\r` (not counted if a `\n` follows).
+    skipped_cr: bool,
     /// A stop was requested when more input was needed: no more read calls; what is buffered
     /// after the last complete line is dropped (a line is read once its `\n` has been read).
     halted: bool,
@@ -133,6 +135,7 @@ impl LineReader {
             state: None,
             max_line: usize::MAX,
             skipping: None,
+            skipped_cr: false,
             halted: false,
             may_block: true,
             tail: Vec::new(),
@@ -220,7 +223,12 @@ impl LineReader {
                 let line = self.start..self.start + nl;
                 self.start += nl + 1;
                 if let Some(skipped) = self.skipping.take() {
-                    return Ok(Some(Line::TooLong(skipped + nl as u64)));
+                    // Without the `\r` of a `\r\n`, whether it was dropped or is still here.
+                    let cr = match nl {
+                        0 => self.skipped_cr,
+                        _ => self.buf[self.start - 2] == b'\r',
+                    };
+                    return Ok(Some(Line::TooLong(skipped + nl as u64 - u64::from(cr))));
                 }
                 // The limit counts the line without its line end: a `\r` before the `\n` is
                 // not part of it (as documented).
@@ -234,13 +242,18 @@ impl LineReader {
             if self.end - self.start > self.max_line.saturating_add(1) {
                 // Over the limit and no end in sight: drop what is buffered, remember how much.
                 *self.skipping.get_or_insert(0) += (self.end - self.start) as u64;
+                self.skipped_cr = self.buf[self.end - 1] == b'\r';
                 self.start = self.end;
             }
             if self.eof && !self.follow && !self.halted {
                 let rest = (self.end - self.start) as u64;
                 if let Some(skipped) = self.skipping.take() {
+                    let cr = match rest {
+                        0 => self.skipped_cr,
+                        _ => self.buf[self.end - 1] == b'\r',
+                    };
                     self.start = self.end;
-                    return Ok(Some(Line::TooLong(skipped + rest)));
+                    return Ok(Some(Line::TooLong(skipped + rest - u64::from(cr))));
                 }
                 if rest > 0 {
                     let line = self.start..self.end;
