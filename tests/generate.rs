@@ -107,6 +107,13 @@ fn man_page_prose_names_only_real_options() {
         "chrf-whitespace",
         "num-refs",
         "short",
+        "chrf-lowercase",
+        "citation",
+        "download",
+        "echo",
+        "list",
+        // argparse's prefix matching, as the drop-in section shows it (`--wid=2`)
+        "wid",
         // clap's own
         "help",
         "version",
