@@ -1,4 +1,4 @@
-//! Fuzz target: every tokenizer — sacreBLEU's five (`Tokenizer::NAMES`, with and without
+//! Fuzz target: every tokenizer — sacreBLEU's five built-in ones (with and without
 //! lowercasing) and mteval-v13a's (normal and international, case kept or folded, `-e`).
 //!
 //! Input: one flag byte, then text (invalid UTF-8 replaced, as `--invalid-utf8 lossy` does).
@@ -27,8 +27,10 @@ fuzz_target!(|data: &[u8]| {
     let previous = &text[cut..];
     let lowercase = flags & 1 == 1;
 
-    for name in Tokenizer::NAMES {
-        let tok = Tokenizer::from_name(name).expect("NAMES are known");
+    // The tokenizers that need no dictionary or model file (ja-mecab, ko-mecab and the
+    // SentencePiece ones have their own tests against their reference tools).
+    for name in ["13a", "intl", "zh", "char", "none"] {
+        let tok = Tokenizer::from_name(name).expect("a built-in tokenizer");
         assert_eq!(tok.name(), name);
         let fresh = tok.bleu_tokens(&text, lowercase);
         for t in &fresh {
