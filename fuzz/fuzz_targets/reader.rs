@@ -49,10 +49,12 @@ fn model(data: &[u8], max_line: usize) -> Vec<Want> {
     let body = data.strip_suffix(b"\n").unwrap_or(data);
     body.split(|&b| b == b'\n')
         .map(|raw| {
-            if raw.len() > max_line {
-                Want::TooLong(raw.len() as u64)
+            // `--max-line-bytes` counts the line without its `\r\n` (issue 19, point 9).
+            let text = raw.strip_suffix(b"\r").unwrap_or(raw);
+            if text.len() > max_line {
+                Want::TooLong(text.len() as u64)
             } else {
-                Want::Text(raw.strip_suffix(b"\r").unwrap_or(raw).to_vec())
+                Want::Text(text.to_vec())
             }
         })
         .collect()
