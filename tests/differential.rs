@@ -18,47 +18,19 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::util::{brief, eprint_whole, json_num_eq, par_map, Cmd, Mismatches};
+use crate::util::{
+    brief, diff_seed, eprint_whole, json_num_eq, par_map, python_check, Cmd, Mismatches,
+};
 
 const DRIVER: &str = "tests/differential/driver.py";
 const DEFAULT_CASES: usize = 1200;
 /// Seconds the driver may spend generating and scoring (about 8 s for the default cases on the
 /// 2-core machine; the whole test stays within about 30 s).
 const DRIVER_BUDGET: &str = "20";
-
-/// `python3 driver.py --check`: the pinned sacreBLEU and NLTK are importable.
-fn python_tools() -> Result<(), String> {
-    let out = Command::new("python3")
-        .arg(DRIVER)
-        .arg("--check")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .map_err(|e| format!("cannot run python3: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
-    }
-}
-
-fn seed() -> u64 {
-    match std::env::var("BLEU_STREAM_DIFF_SEED") {
-        Ok(s) if !s.is_empty() => s
-            .parse()
-            .unwrap_or_else(|_| panic!("BLEU_STREAM_DIFF_SEED={s} is not a number")),
-        _ => {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .expect("clock after 1970")
-                .as_nanos() as u64
-                % 1_000_000_007
-        }
-    }
-}
 
 /// Compares one expected field value with bleu-stream's: numbers bit for bit (`1` and `1.0` are
 /// equal, as Python's `int` 0 and `float` 0.0 are the same score), `"nan"`/`"inf"` (what the
@@ -184,7 +156,7 @@ fn check_case(case: &Value, seed: u64) -> (Vec<String>, usize) {
 #[test]
 fn bleu_stream_agrees_with_sacrebleu_and_nltk_bit_for_bit() {
     let start = Instant::now();
-    if let Err(why) = python_tools() {
+    if let Err(why) = python_check(DRIVER, &["--check"]) {
         if std::env::var_os("CI").is_some() {
             panic!(
                 "differential: sacreBLEU 2.6.0 and NLTK 3.10.4 are needed under CI ({why}); \
@@ -201,7 +173,7 @@ fn bleu_stream_agrees_with_sacrebleu_and_nltk_bit_for_bit() {
     if !nltk {
         eprint_whole("differential: bleu-stream has no nltk-bleu metric: NLTK cases skipped\n");
     }
-    let seed = seed();
+    let seed = diff_seed();
     let cases: usize = std::env::var("BLEU_STREAM_DIFF_CASES")
         .ok()
         .and_then(|s| s.parse().ok())

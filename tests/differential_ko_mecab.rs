@@ -12,12 +12,11 @@
 
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
 use crate::conformance_ko_mecab::dictionary_or_skip;
-use crate::util::{eprint_whole, parse_float_hex, Cmd};
+use crate::util::{diff_seed, eprint_whole, parse_float_hex, Cmd};
 use bleu_stream::tokenize::ko_mecab;
 
 const SCRIPT: &str = "tests/differential/ko_mecab.py";
@@ -51,19 +50,6 @@ fn python(args: &[&str], input: &str) -> Result<Vec<String>, String> {
         .lines()
         .map(str::to_owned)
         .collect())
-}
-
-fn seed() -> u64 {
-    match std::env::var("BLEU_STREAM_DIFF_SEED") {
-        Ok(s) if !s.is_empty() => s.parse().expect("BLEU_STREAM_DIFF_SEED is a number"),
-        _ => {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .expect("clock after 1970")
-                .as_nanos() as u64
-                % 1_000_000_007
-        }
-    }
 }
 
 /// xorshift64*: reproducible from the seed on every platform.
@@ -190,7 +176,7 @@ fn differential_ko_mecab_against_sacrebleu() {
     let Some(model) = dictionary_or_skip("ko-mecab differential test") else {
         return;
     };
-    let seed = seed();
+    let seed = diff_seed();
     let cases: usize = std::env::var("BLEU_STREAM_DIFF_CASES")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -10,42 +10,15 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
 use crate::util::{
-    float_hex, mecab_ipadic_or_skip, shared_dir, skip_optional, wmt22_dir, Cmd, Mismatches,
+    diff_seed, float_hex, mecab_ipadic_or_skip, python_check, shared_dir, skip_optional, wmt22_dir,
+    Cmd, Mismatches,
 };
 
 const DRIVER: &str = "tests/differential/tokenizers.py";
-
-fn seed() -> u64 {
-    match std::env::var("BLEU_STREAM_DIFF_SEED") {
-        Ok(s) if !s.is_empty() => s.parse().expect("BLEU_STREAM_DIFF_SEED is a number"),
-        _ => {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .expect("clock after 1970")
-                .as_nanos() as u64
-                % 1_000_000_007
-        }
-    }
-}
-
-/// `tokenizers.py --check NAME`: the Python side is importable (else the skip reason).
-fn python_ready(tokenizer: &str) -> Result<(), String> {
-    let out = Command::new("python3")
-        .args([DRIVER, "--check", tokenizer])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .map_err(|e| format!("cannot run python3: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
-    }
-}
 
 /// Runs the driver; returns its per-line records and the final corpus record (if any).
 pub fn run_driver(args: &[String], env: &[(&str, &Path)]) -> (Vec<Value>, Option<Value>) {
@@ -144,11 +117,11 @@ fn ja_mecab_differential() {
     if !mecab_ipadic_or_skip(name) {
         return;
     }
-    if let Err(why) = python_ready("ja-mecab") {
+    if let Err(why) = python_check(DRIVER, &["--check", "ja-mecab"]) {
         skip_optional(name, &why);
         return;
     }
-    let seed = seed();
+    let seed = diff_seed();
     let cases = 600;
     let mut args = vec![
         "--tokenizer".to_owned(),
@@ -335,11 +308,11 @@ fn spm_differential() {
     // flores200 through sacreBLEU pointed at the test models with SACREBLEU=dir: tokens and
     // corpus BLEU bits, also through the binary (which finds the models the same way).
     let name = "differential spm";
-    if let Err(why) = python_ready("flores101") {
+    if let Err(why) = python_check(DRIVER, &["--check", "flores101"]) {
         skip_optional(name, &why);
         return;
     }
-    let seed = seed();
+    let seed = diff_seed();
     let cases = 400;
     let mut bad = Mismatches::new();
     let mut s = Default::default();

@@ -823,6 +823,39 @@ impl TempDir {
     }
 }
 
+/// The seed of a differential test: `$BLEU_STREAM_DIFF_SEED`, else one from the clock (the
+/// tests print it, so that a failure can be replayed).
+pub fn diff_seed() -> u64 {
+    match std::env::var("BLEU_STREAM_DIFF_SEED") {
+        Ok(s) if !s.is_empty() => s
+            .parse()
+            .unwrap_or_else(|_| panic!("BLEU_STREAM_DIFF_SEED={s} is not a number")),
+        _ => {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .expect("clock after 1970")
+                .as_nanos() as u64
+                % 1_000_000_007
+        }
+    }
+}
+
+/// `python3 SCRIPT ARGS…` (from the repository root) succeeds: a differential test's Python
+/// side is importable; `Err` carries what it printed on stderr (the skip reason).
+pub fn python_check(script: &str, args: &[&str]) -> Result<(), String> {
+    let out = Command::new("python3")
+        .arg(script)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .map_err(|e| format!("cannot run python3: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
+    }
+}
+
 #[cfg(test)]
 mod harness_tests {
     use super::*;
