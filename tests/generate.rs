@@ -112,6 +112,8 @@ fn man_page_prose_names_only_real_options() {
         "download",
         "echo",
         "list",
+        "origlang",
+        "subset",
         // argparse's prefix matching, as the drop-in section shows it (`--wid=2`)
         "wid",
         // clap's own

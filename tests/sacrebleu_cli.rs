@@ -153,6 +153,36 @@ fn sacrebleu_paired_tests_with_numpy_s_generator() {
     replay("paired");
 }
 
+/// `-t NAME -l SRC-TGT` reads the references from sacreBLEU's cache (`SACREBLEU=cache`, filled by
+/// sacreBLEU itself in `generate.py`): a WMT XML test set, the per-pair reference override of
+/// wmt22 cs-en (reference B), a two-reference text test set, concatenated test sets, and the
+/// errors of unknown test sets and language pairs.
+#[test]
+fn sacrebleu_test_sets_from_the_cache() {
+    replay("testset");
+}
+
+/// A test set sacreBLEU would download: an error that says how to fetch it, no download, no
+/// score.
+#[test]
+fn sacrebleu_test_set_not_in_the_cache_is_an_error_that_says_how_to_fetch_it() {
+    let dir = fixtures();
+    let out = Cmd::new()
+        .args(["sacrebleu", "-t", "wmt22", "-l", "en-ja"])
+        .current_dir(&dir)
+        .env("SACREBLEU", "cache")
+        .stdin(std::fs::read(dir.join("sysA.txt")).unwrap())
+        .run();
+    assert_eq!(out.code, Some(1));
+    assert_eq!(out.stdout_str(), "");
+    let err = out.stderr_str();
+    assert!(
+        err.contains("cache/wmt22/wmt22.en-ja.src does not exist")
+            && err.contains("sacrebleu -t wmt22 -l en-ja --echo src"),
+        "{err}"
+    );
+}
+
 /// `ln -s $(which bleu-stream) sacrebleu`: the program name selects the drop-in.
 #[test]
 fn a_link_named_sacrebleu_is_the_drop_in() {

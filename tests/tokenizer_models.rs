@@ -351,11 +351,13 @@ fn spm_differential() {
     };
     put("unigram_nfkc_bf", "sacrebleu_tokenizer_spm.model");
     put("bpe_bf", "flores200sacrebleuspm");
+    put("unigram_plain", "spbleu-1k_tokenizer_spm.model");
     let mut via_sacrebleu = 0;
     for (tok, m) in [
         ("flores101", "unigram_nfkc_bf"),
         ("flores200", "bpe_bf"),
         ("spm", "unigram_nfkc_bf"),
+        ("spBLEU-1K", "unigram_plain"),
     ] {
         let args = [
             "--tokenizer".to_owned(),
@@ -383,8 +385,8 @@ fn spm_differential() {
     }
     println!(
         "differential spm: seed {seed}, {direct} lines against sentencepiece ({} models), \
-         {via_sacrebleu} token sequences and 6 corpus BLEU runs against sacreBLEU \
-         (flores101, flores200, spm)",
+         {via_sacrebleu} token sequences and 8 corpus BLEU runs against sacreBLEU \
+         (flores101, flores200, spm, spBLEU-1K)",
         SPM_MODELS.len()
     );
     bad.finish(name);
@@ -397,6 +399,7 @@ fn spm_without_model_is_a_usage_error() {
         ("flores101", "sacrebleu_tokenizer_spm.model"),
         ("flores200", "flores200sacrebleuspm"),
         ("spm", "sacrebleu_tokenizer_spm.model"),
+        ("spBLEU-1K", "spbleu-1k_tokenizer_spm.model"),
     ] {
         let out = Cmd::new()
             .args(["-t", tok])

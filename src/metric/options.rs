@@ -12,10 +12,10 @@ use crate::tokenize::{ModelPaths, Tokenizer};
 #[derive(Args, Clone, Debug, Default, PartialEq)]
 pub struct CommonArgs {
     /// Tokenizer (sacreBLEU -tok): 13a, intl, zh, char, none, ja-mecab, ko-mecab, flores101,
-    /// flores200 or spm. Default: 13a for bleu; for nltk-bleu and gleu none at all (Python
-    /// str.split() only) unless this option is given. ja-mecab and ko-mecab need a MeCab
-    /// dictionary (see --mecab-dic), flores101/flores200/spm sacreBLEU's SentencePiece model
-    /// (see --spm-model).
+    /// flores200, spm or spBLEU-1K. Default: 13a for bleu; for nltk-bleu and gleu none at all
+    /// (Python str.split() only) unless this option is given. ja-mecab and ko-mecab need a
+    /// MeCab dictionary (see --mecab-dic), flores101/flores200/spm/spBLEU-1K sacreBLEU's
+    /// SentencePiece model (see --spm-model).
     #[arg(short, long, visible_alias = "tok", value_name = "NAME",
           value_parser = clap::builder::PossibleValuesParser::new(Tokenizer::NAMES))]
     pub tokenize: Option<String>,
@@ -34,9 +34,10 @@ pub struct CommonArgs {
     #[arg(long, value_name = "DIR", help_heading = "Tokenizer model options")]
     pub mecab_dic: Option<PathBuf>,
 
-    /// flores101, flores200, spm: the SentencePiece model file. Default: sacreBLEU's copy,
-    /// $SACREBLEU/models/sacrebleu_tokenizer_spm.model (flores101, spm) or
-    /// $SACREBLEU/models/flores200sacrebleuspm (flores200), $SACREBLEU defaulting to
+    /// flores101, flores200, spm, spBLEU-1K: the SentencePiece model file. Default: sacreBLEU's
+    /// copy, $SACREBLEU/models/sacrebleu_tokenizer_spm.model (flores101, spm),
+    /// $SACREBLEU/models/flores200sacrebleuspm (flores200) or
+    /// $SACREBLEU/models/spbleu-1k_tokenizer_spm.model (spBLEU-1K), $SACREBLEU defaulting to
     /// ~/.sacrebleu. Never downloaded. The signature keeps the -t name.
     #[arg(long, value_name = "FILE", help_heading = "Tokenizer model options")]
     pub spm_model: Option<PathBuf>,

@@ -45,6 +45,8 @@ pub enum Tokenizer {
     Flores200,
     /// `spm`: sacreBLEU's deprecated name of `flores101` (same model and signature).
     Spm,
+    /// `spBLEU-1K`: SentencePiece with the spBLEU-1K model (sacreBLEU 2.6.0's `SPM_MODELS`).
+    SpBleu1K,
     /// `ko-mecab`: MeCab (mecab-ko) with mecab-ko-dic, see [`ko_mecab`]. Its dictionary must
     /// have been loaded with [`ko_mecab::install`] first (the command line does so while it
     /// reads the options, where a missing dictionary is a usage error).
@@ -53,7 +55,7 @@ pub enum Tokenizer {
 
 impl Tokenizer {
     /// All tokenizers this build implements, by sacreBLEU name.
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "13a",
         "intl",
         "zh",
@@ -64,6 +66,7 @@ impl Tokenizer {
         "flores101",
         "flores200",
         "spm",
+        "spBLEU-1K",
     ];
 
     /// Looks a tokenizer up by its sacreBLEU name (`-tok` value).
@@ -79,6 +82,7 @@ impl Tokenizer {
             "flores101" => Tokenizer::Flores101,
             "flores200" => Tokenizer::Flores200,
             "spm" => Tokenizer::Spm,
+            "spBLEU-1K" => Tokenizer::SpBleu1K,
             _ => return None,
         })
     }
@@ -96,6 +100,7 @@ impl Tokenizer {
             Tokenizer::Flores101 => "flores101",
             Tokenizer::Flores200 => "flores200",
             Tokenizer::Spm => "spm",
+            Tokenizer::SpBleu1K => "spBLEU-1K",
         }
     }
 
@@ -135,7 +140,7 @@ impl Tokenizer {
                 .ja
                 .get_or_insert_with(|| models::ja_mecab().worker())
                 .tokenize(line, out),
-            Tokenizer::Flores101 | Tokenizer::Flores200 | Tokenizer::Spm => {
+            Tokenizer::Flores101 | Tokenizer::Flores200 | Tokenizer::Spm | Tokenizer::SpBleu1K => {
                 models::spm(self).tokenize(line, &mut scratch.spm, out)
             }
             Tokenizer::KoMecab => {

@@ -29,6 +29,7 @@ pub struct ModelPaths {
 static JA_MECAB: OnceLock<JaMecab> = OnceLock::new();
 static FLORES101: OnceLock<Spm> = OnceLock::new();
 static FLORES200: OnceLock<Spm> = OnceLock::new();
+static SPBLEU_1K: OnceLock<Spm> = OnceLock::new();
 
 /// sacreBLEU's SentencePiece models (`tokenizer_spm.py` `SPM_MODELS`): the file name under
 /// `$SACREBLEU/models/` (the basename of the download URL) and the URL.
@@ -43,6 +44,11 @@ fn spm_file(tok: Tokenizer) -> Option<(&'static OnceLock<Spm>, &'static str, &'s
             &FLORES200,
             "flores200sacrebleuspm",
             "https://tinyurl.com/flores200sacrebleuspm",
+        ),
+        Tokenizer::SpBleu1K => (
+            &SPBLEU_1K,
+            "spbleu-1k_tokenizer_spm.model",
+            "https://www.dlnlp.ai/spBLEU-1K/spbleu-1k_tokenizer_spm.model",
         ),
         _ => return None,
     })
@@ -109,7 +115,7 @@ pub fn prepare(tok: Tokenizer, paths: &ModelPaths) -> Result<(), String> {
             }
             Ok(())
         }
-        Tokenizer::Flores101 | Tokenizer::Flores200 | Tokenizer::Spm => {
+        Tokenizer::Flores101 | Tokenizer::Flores200 | Tokenizer::Spm | Tokenizer::SpBleu1K => {
             if tok == Tokenizer::Spm {
                 warn_spm_once();
             }

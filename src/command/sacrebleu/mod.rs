@@ -16,6 +16,7 @@ mod read;
 mod report;
 mod resample;
 mod table;
+mod testset;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -167,20 +168,72 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
         ));
     }
     if let Some(t) = &args.test_set {
-        return Err(crash(&format!(
-            "-t/--test-set {t}: bleu-stream does not read sacreBLEU's test-set cache (${{SACREBLEU:-~/.sacrebleu}}); pass the reference file(s) as positional arguments instead, e.g. `sacrebleu -t {t} -l {} --echo ref > ref.txt` once with sacreBLEU",
-            args.langpair.as_deref().unwrap_or("SRC-TGT")
-        )));
+        for name in t.split(',') {
+            if testset::langpairs(name).is_none() {
+                return Err(fail(
+                    log,
+                    &[
+                        &format!("Unknown test set {}", py_str_repr(name)),
+                        "Please run with --list to see the available test sets.",
+                    ],
+                    1,
+                ));
+            }
+        }
     }
-    if args.refs.is_empty() {
-        return Err(fail(
-            log,
-            &[
-                "If manual references given, make sure to provide them before the -i/--input argument to avoid confusion.",
-                "Otherwise, I need a predefined test set (-t) from the following list:",
-                TESTSETS.trim_end(),
-            ],
-            1,
+    match (&args.test_set, &args.langpair) {
+        (None, _) if args.refs.is_empty() => {
+            return Err(fail(
+                log,
+                &[
+                    "If manual references given, make sure to provide them before the -i/--input argument to avoid confusion.",
+                    "Otherwise, I need a predefined test set (-t) from the following list:",
+                    TESTSETS.trim_end(),
+                ],
+                1,
+            ));
+        }
+        (None, _) => {}
+        (Some(_), _) if !args.refs.is_empty() => {
+            return Err(fail(
+                log,
+                &["I need exactly one of (a) a predefined test set (-t) or (b) a list of references"],
+                1,
+            ));
+        }
+        (Some(_), None) => {
+            return Err(fail(
+                log,
+                &["I need a language pair (-l). Use --list to see available language pairs for this test set."],
+                1,
+            ));
+        }
+        (Some(t), Some(lp)) => {
+            for name in t.split(',') {
+                let pairs = testset::langpairs(name).unwrap_or_default();
+                if !pairs.contains(&lp.as_str()) {
+                    let mut lines = vec![
+                        format!("No such language pair {}", py_str_repr(lp)),
+                        format!("Available language pairs for {} are:", py_str_repr(name)),
+                    ];
+                    lines.extend(pairs.iter().map(|p| format!(" > {p}")));
+                    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+                    return Err(fail(log, &lines, 1));
+                }
+            }
+        }
+    }
+    // sacreBLEU filters by the original language or domain annotations of the raw XML/SGM
+    // files (`utils.filter_subset`); without -t it ends with a ValueError.
+    if args.origlang.is_some() || args.subset.is_some() || (args.detail && args.test_set.is_some())
+    {
+        if args.test_set.is_none() {
+            return Err(crash(
+                "--origlang/--subset: ValueError: Filtering for --origlang or --subset needs a test (-t) and a language pair (-l).",
+            ));
+        }
+        return Err(crash(
+            "--origlang, --subset and -d/--detail with -t read the annotations of sacreBLEU's raw XML/SGM test-set files, which bleu-stream does not read; run sacreBLEU itself for them",
         ));
     }
     let trg_lang = match &args.langpair {
@@ -204,33 +257,73 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
         }
     };
 
-    // References.
-    let streams = (args.refs.len() as i64).max(args.num_refs).max(0) as usize;
-    let mut refs: Vec<Vec<String>> = vec![Vec::new(); streams];
-    for (refno, path) in args.refs.iter().enumerate() {
-        for (lineno, line) in read::file_lines(path).map_err(io)?.into_iter().enumerate() {
-            if args.num_refs == 1 {
-                refs[refno].push(line);
-            } else {
-                let fields: Vec<&str> = if args.num_refs >= 1 {
-                    line.splitn(args.num_refs as usize, '\t').collect()
-                } else {
-                    line.split('\t').collect()
-                };
-                if fields.len() as i64 != args.num_refs {
-                    return Err(fail(
-                        log,
-                        &[&format!(
-                            "FATAL: line {}: expected {} fields, but found {}.",
-                            lineno + 1,
-                            args.num_refs,
-                            fields.len()
-                        )],
-                        17,
-                    ));
+    if args.test_set.is_some() && args.tokenize.as_deref() == Some("none") {
+        log.warn("You are turning off BLEU's internal tokenizer presumably to supply your own tokenized files.");
+        log.warn("Published numbers will not be comparable to other papers.");
+    }
+
+    // References: the files given, or each test set's from the cache, concatenated.
+    let concat: Vec<Vec<String>> = match (&args.test_set, &args.langpair) {
+        (Some(t), Some(lp)) => {
+            let dir = testset::cache_dir();
+            let mut concat = Vec::new();
+            for name in t.split(',') {
+                let files = testset::reference_files(&dir, name, lp).map_err(|m| crash(&m))?;
+                if files.is_empty() {
+                    log.warn(&format!("No references found for test set {name}/{lp}."));
                 }
-                for (k, f) in fields.into_iter().enumerate() {
-                    refs[k].push(f.to_owned());
+                let files = files
+                    .into_iter()
+                    .map(|p| {
+                        p.into_os_string().into_string().map_err(|p| {
+                            crash(&format!(
+                                "{}: the path is not valid UTF-8",
+                                p.to_string_lossy()
+                            ))
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                concat.push(files);
+            }
+            concat
+        }
+        _ => vec![args.refs.clone()],
+    };
+    let streams = (concat[0].len() as i64).max(args.num_refs).max(0) as usize;
+    let mut refs: Vec<Vec<String>> = vec![Vec::new(); streams];
+    for files in &concat {
+        if files.len() > streams {
+            // sacreBLEU indexes its reference streams by the first test set's count.
+            return Err(crash(&format!(
+                "-t {}: IndexError: list index out of range (a later test set has more references than the first)",
+                args.test_set.as_deref().unwrap_or_default()
+            )));
+        }
+        for (refno, path) in files.iter().enumerate() {
+            for (lineno, line) in read::file_lines(path).map_err(io)?.into_iter().enumerate() {
+                if args.num_refs == 1 {
+                    refs[refno].push(line);
+                } else {
+                    let fields: Vec<&str> = if args.num_refs >= 1 {
+                        line.splitn(args.num_refs as usize, '\t').collect()
+                    } else {
+                        line.split('\t').collect()
+                    };
+                    if fields.len() as i64 != args.num_refs {
+                        return Err(fail(
+                            log,
+                            &[&format!(
+                                "FATAL: line {}: expected {} fields, but found {}.",
+                                lineno + 1,
+                                args.num_refs,
+                                fields.len()
+                            )],
+                            17,
+                        ));
+                    }
+                    for (k, f) in fields.into_iter().enumerate() {
+                        refs[k].push(f.to_owned());
+                    }
                 }
             }
         }
@@ -309,14 +402,29 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
     }
     for s in &systems {
         if s.is_empty() {
-            return Err(fail(log, &["Test set None contains no sentence"], 1));
-        }
-        if refs.iter().any(|r| r.len() != s.len()) {
+            let name = args
+                .test_set
+                .as_deref()
+                .map_or("None".to_owned(), py_str_repr);
             return Err(fail(
                 log,
-                &["System and reference streams have different lengths."],
+                &[&format!("Test set {name} contains no sentence")],
                 1,
             ));
+        }
+        if refs.iter().any(|r| r.len() != s.len()) {
+            let mut lines = vec!["System and reference streams have different lengths.".to_owned()];
+            // `sanity_check_lengths`: with -t, the cache may be at fault.
+            if let Some(t) = &args.test_set {
+                lines.extend([
+                    "This could be an issue with your system output or with sacreBLEU's reference database if -t is given.".to_owned(),
+                    "For the latter, try cleaning out the cache by typing:\n".to_owned(),
+                    format!("  rm -r {}/{t}\n", testset::cache_dir().display()),
+                    "The test sets will be re-downloaded the next time you run sacreBLEU.".to_owned(),
+                ]);
+            }
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            return Err(fail(log, &lines, 1));
         }
     }
 

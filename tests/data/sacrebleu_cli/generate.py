@@ -3,10 +3,19 @@
 run in this folder with NO_COLOR=1 (the inputs are the first 40 lines of WMT22 en-de references
 A/B and systems Online-A/Online-B/JDExploreAcademy, 30 lines of en-zh). tests/sacrebleu_cli.rs
 replays them against `bleu-stream sacrebleu`. Usage: python3 generate.py > cases.jsonl
+
+The `-t` cases read test sets from `cache/` (SACREBLEU=cache), which this script builds first the
+way sacreBLEU fills its cache, without a download: wmt22 en-de and cs-en as WMT XML files (the
+40 lines above as references A, B and C) that sacreBLEU itself processes into its text files
+(a placeholder tarball stands for the download), and wmt20/tworefs en-de as the text files
+sacreBLEU keeps for it.
 """
 import json
 import os
+import shutil
 import subprocess
+
+import lxml.etree as ET
 
 CASES = [
     # feature, argv (after `sacrebleu`), stdin file or None, extra env
@@ -60,11 +69,79 @@ CASES = [
     ("paired", ["refA.txt", "-i", "sysA.txt", "sysB.txt", "sysC.txt", "--paired-ar", "-parn", "500", "-m", "bleu", "chrf", "-f", "latex"], None, {}),
     ("paired", ["refA.txt", "-i", "sysA.txt", "sysB.txt", "--paired-ar", "-m", "chrf", "ter", "bleu"], None, {}),
     ("paired", ["refA.txt", "--paired-ar", "-f", "text"], "sysAB.tsv", {}),
+    ("testset", ["-t", "wmt22", "-l", "en-de", "-i", "sysA.txt"], None, {"SACREBLEU": "cache"}),
+    ("testset", ["-t", "wmt22", "-l", "cs-en", "-i", "sysA.txt", "sysB.txt", "-f", "text"], None, {"SACREBLEU": "cache"}),
+    ("testset", ["-t", "wmt20/tworefs", "-l", "en-de", "-m", "bleu", "chrf", "ter", "-f", "text"], "sysA.txt", {"SACREBLEU": "cache"}),
+    ("testset", ["-t", "wmt22,wmt22", "-l", "en-de", "-f", "text"], "sysAA.txt", {"SACREBLEU": "cache"}),
+    ("testset", ["-t", "wmt22", "-l", "en-de", "-tok", "none", "-f", "text"], "sysA.txt", {"SACREBLEU": "cache"}),
+    ("testset", ["-t", "wmt22", "-l", "en-de", "-sl", "-m", "chrf"], "sysA.txt", {"SACREBLEU": "cache"}),
+    ("testset", ["-t", "wmt22", "-l", "en-de"], "sysZH.txt", {"SACREBLEU": "cache"}),
+    ("testset", ["-t", "wmt22", "-l", "en-de", "-q"], "sysZH.txt", {"SACREBLEU": "cache"}),
+    ("testset", ["-t", "wmt22", "-l", "xx-yy"], "sysA.txt", {"SACREBLEU": "cache"}),
+    ("testset", ["-t", "wmt22,wmt99", "-l", "en-de"], "sysA.txt", {"SACREBLEU": "cache"}),
+    ("testset", ["-t", "wmt22"], "sysA.txt", {"SACREBLEU": "cache"}),
+    ("testset", ["-t", "wmt22", "-l", "en-de", "refA.txt"], "sysA.txt", {"SACREBLEU": "cache"}),
+    ("testset", ["refA.txt", "--origlang", "en"], "sysA.txt", {}),
 ]
+
+
+def lines(here, name):
+    with open(os.path.join(here, name), encoding="utf-8") as f:
+        return [l.rstrip("\n") for l in f]
+
+
+def wmt_xml(path, src, refs):
+    """A WMT21+ test-set XML file: one document, the source and one <ref> per translator."""
+    dataset = ET.Element("dataset", id="wmttest2022")
+    collection = ET.SubElement(dataset, "collection", id="general")
+    doc = ET.SubElement(collection, "doc", id="doc1", origlang="en")
+    for tag, attrs, sents in [("src", {"lang": "en"}, src)] + [
+        ("ref", {"lang": "de", "translator": t}, r) for t, r in refs
+    ]:
+        p = ET.SubElement(ET.SubElement(doc, tag, **attrs), "p")
+        for i, s in enumerate(sents, 1):
+            ET.SubElement(p, "seg", id=str(i)).text = s
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    ET.ElementTree(dataset).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def remove_locks(cache):
+    """sacreBLEU's portalocker leaves `*.lock` files beside the tarball."""
+    for dirpath, _, files in os.walk(cache):
+        for f in files:
+            if f.endswith(".lock"):
+                os.remove(os.path.join(dirpath, f))
+
+
+def make_cache(here):
+    cache = os.path.join(here, "cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    src, ref_a, ref_b, sys_c = (lines(here, f) for f in ["sysC.txt", "refA.txt", "refB.txt", "sysC.txt"])
+    raw = os.path.join(cache, "wmt22", "raw")
+    os.makedirs(raw)
+    with open(os.path.join(raw, "wmt22.v1.1.tar.gz"), "w") as f:
+        f.write("placeholder: sacreBLEU downloads only when this file is missing or empty\n")
+    xml = os.path.join(raw, "wmt22-news-systems-1.1", "xml")
+    wmt_xml(os.path.join(xml, "wmttest2022.en-de.all.xml"), src, [("A", ref_a), ("B", ref_b)])
+    wmt_xml(os.path.join(xml, "wmttest2022.cs-en.all.xml"), src, [("B", ref_b), ("C", ref_a)])
+    env = dict(os.environ, SACREBLEU="cache")
+    for lp in ["en-de", "cs-en"]:
+        subprocess.run(["sacrebleu", "-t", "wmt22", "-l", lp, "--echo", "src"], cwd=here, env=env,
+                       check=True, stdout=subprocess.DEVNULL)
+    remove_locks(cache)
+    tworefs = os.path.join(cache, "wmt20", "tworefs")
+    os.makedirs(tworefs)
+    for field, content in [("src", src), ("ref-0", ref_a), ("ref-1", ref_b), ("docid", ["doc1"] * 40),
+                           ("genre", ["news"] * 40), ("origlang", ["en"] * 40)]:
+        with open(os.path.join(tworefs, f"wmt20_tworefs.en-de.{field}"), "w", encoding="utf-8") as f:
+            f.write("".join(l + "\n" for l in content))
+    with open(os.path.join(here, "sysAA.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(l + "\n" for l in lines(here, "sysA.txt") * 2))
 
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
+    make_cache(here)
     for feature, argv, stdin, env in CASES:
         e = dict(os.environ, NO_COLOR="1", COLUMNS="80")
         e.pop("SACREBLEU_SEED", None)
@@ -79,6 +156,7 @@ def main():
                # Python tracebacks are not reproduced; usage errors and log lines are.
                "stderr": err if "Traceback" not in err else None}
         print(json.dumps(rec, ensure_ascii=False))
+    remove_locks(os.path.join(here, "cache"))
 
 
 if __name__ == "__main__":
