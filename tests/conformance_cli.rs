@@ -27,9 +27,10 @@
 //!   two independent runs — the tolerances of `tests/compare.rs` — plus the rounding of the
 //!   printed digits; corpus scores exactly (bit for bit where sacreBLEU prints full precision).
 //!
-//! Records bleu-stream cannot express are counted as skipped with the reason (TER, several
-//! systems in one run without a paired test, --short signatures are compared without the
-//! signature). Prints `conformance sacrebleu cli: N checked, M skipped (reasons), K mismatches`.
+//! Records bleu-stream cannot express are counted as skipped with the reason (several systems
+//! in one run without a paired test; --short signatures are compared without the signature).
+//! TER (`-m ter`, `--ter-*`) is compared like the others. Prints
+//! `conformance sacrebleu cli: N checked, M skipped (reasons), K mismatches`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -62,7 +63,8 @@ struct SacreArgs {
     metrics: Vec<String>,
     chrf: Vec<String>,
     chrf_lowercase: bool,
-    ter: bool,
+    /// The `--ter-*` options, in the main command's spelling.
+    ter: Vec<String>,
     sentence: bool,
     confidence: bool,
     confidence_n: Option<String>,
@@ -114,10 +116,10 @@ impl SacreArgs {
                 }
                 "--chrf-whitespace" | "--chrf-eps-smoothing" => a.chrf.push(arg.to_owned()),
                 "--chrf-lowercase" => a.chrf_lowercase = true,
-                "--ter-case-sensitive"
-                | "--ter-normalized"
-                | "--ter-no-punct"
-                | "--ter-support-asian-characters" => a.ter = true,
+                "--ter-case-sensitive" | "--ter-normalized" | "--ter-no-punct" => {
+                    a.ter.push(arg.to_owned())
+                }
+                "--ter-support-asian-characters" => a.ter.push("--ter-asian-support".into()),
                 "-sl" | "--sentence-level" => a.sentence = true,
                 "--confidence" => a.confidence = true,
                 "--confidence-n" => a.confidence_n = Some(value(&mut i)?),
@@ -255,7 +257,7 @@ fn rounding(width: usize, sides: usize) -> f64 {
 
 /// What happened to one record.
 enum Outcome {
-    /// Compared; `notes` name the parts that were not (e.g. a TER entry).
+    /// Compared; `notes` name the parts that were not (e.g. a `--short` signature).
     Checked {
         notes: Vec<String>,
         tolerant: usize,
@@ -332,15 +334,9 @@ impl Ctx<'_> {
         self.record["stdout"].as_str().unwrap()
     }
 
-    /// The bleu-stream metric list (`bleu,chrf`) of the sacreBLEU metrics that are not TER.
+    /// The bleu-stream metric list (`bleu,chrf,ter`) of the sacreBLEU metrics.
     fn metric_list(&self) -> String {
-        self.args
-            .metrics
-            .iter()
-            .filter(|m| *m != "ter")
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(",")
+        self.args.metrics.join(",")
     }
 
     /// Metric options shared by the main command and `compare`.
@@ -370,6 +366,7 @@ impl Ctx<'_> {
             o.extend(["--smooth-value".into(), v.clone()]);
         }
         o.extend(a.chrf.iter().cloned());
+        o.extend(a.ter.iter().cloned());
         o
     }
 
@@ -472,16 +469,6 @@ impl Ctx<'_> {
         }
     }
 
-    /// Drops sacreBLEU's TER entries (noted).
-    fn without_ter(&mut self, entries: Vec<Entry>) -> Vec<Entry> {
-        let before = entries.len();
-        let kept: Vec<Entry> = entries.into_iter().filter(|e| e.name != "TER").collect();
-        if kept.len() < before {
-            self.notes.push("TER entry not compared".into());
-        }
-        kept
-    }
-
     fn corpus_text(&mut self) {
         let theirs: Vec<Entry> = self
             .stdout()
@@ -489,7 +476,6 @@ impl Ctx<'_> {
             .filter(|l| !l.trim().is_empty())
             .map(|l| parse_sacre_line(l).unwrap_or_else(|| panic!("sacreBLEU line {l:?}")))
             .collect();
-        let theirs = self.without_ter(theirs);
         let mut cmd = self.command();
         cmd.arg("--corpus-only");
         let Some(out) = self.run(&cmd) else { return };
@@ -511,11 +497,7 @@ impl Ctx<'_> {
             Value::Array(list) => list,
             v => vec![v],
         };
-        let ter = objects.iter().filter(|o| o["name"] == "TER").count();
-        if ter > 0 {
-            self.notes.push("TER entry not compared".into());
-        }
-        let objects: Vec<&Value> = objects.iter().filter(|o| o["name"] != "TER").collect();
+        let objects: Vec<&Value> = objects.iter().collect();
         let mut cmd = self.command();
         cmd.args(["--corpus-only", "-f", "jsonl"]);
         let Some(out) = self.run(&cmd) else { return };
@@ -831,9 +813,6 @@ fn check(dir: &Path, record: &Value) -> Outcome {
         Ok(a) => a,
         Err(e) => return Outcome::Skipped(e),
     };
-    if args.metrics.iter().all(|m| m == "ter") || args.ter {
-        return Outcome::Skipped("TER (not implemented)".into());
-    }
     if let Some(m) = args
         .metrics
         .iter()
