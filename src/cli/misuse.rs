@@ -59,14 +59,15 @@ fn hint(arg: &str, rest: &[&str], before: &[&str]) -> Option<(String, String)> {
             "paired tests are `bleu-stream compare -r REF -i BASELINE SYSTEM…`"
         }
         "--test-set" | "--langpair" => {
-            "bleu-stream scores files you give it (-r REF HYP, or TSV lines); it has no test-set \
-             download"
+            "bleu-stream scores files you give it (-r REF HYP, or TSV lines); sacreBLEU's test \
+             sets (read from its local cache) are `bleu-stream sacrebleu -t NAME -l SRC-TGT`"
         }
         "-l" if next.is_some_and(is_language_pair) => {
             return Some((
                 format!("-l {}", next.unwrap_or_default()),
                 "-l is --lowercase in bleu-stream, and there is no language-pair option: pick \
-                 the tokenizer with -t (zh for Chinese targets, char for Japanese or Korean)"
+                 the tokenizer with -t as sacreBLEU's -l does (zh for Chinese targets, ja-mecab \
+                 for Japanese, ko-mecab for Korean, else the default 13a)"
                     .to_owned(),
             ));
         }

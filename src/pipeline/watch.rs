@@ -101,17 +101,24 @@ impl Watch {
         if first.is_empty() {
             message.clone_into(first);
         }
-        if *printed < DIAGNOSTICS_PER_KIND {
+        // The sacreBLEU layout (`bleu-stream ref.txt < hyp.txt`): while no line has had a TAB,
+        // one message with the hint says it all; the rest are counted.
+        let layout = self.segments == 0 && message.starts_with("no TAB");
+        if layout && *printed >= 1 {
+            *suppressed += 1;
+        } else if *printed < DIAGNOSTICS_PER_KIND {
             *printed += 1;
             let mut text = format!("{severity}: line {line}: {message}");
             if self.segments == 0 && *printed == 1 && message.starts_with("no TAB") {
                 text.push_str(
                     " — no line so far has a TAB: to score a hypothesis file against reference \
                      files (sacreBLEU's `sacrebleu ref.txt < hyp.txt`), give the references with \
-                     -r: bleu-stream -r ref.txt hyp.txt",
+                     -r: bleu-stream -r ref.txt hyp.txt, or run sacreBLEU's command line as it \
+                     is: bleu-stream sacrebleu ref.txt < hyp.txt (further lines without a TAB \
+                     are counted, not shown, until a line has one)",
                 );
             }
-            if *printed == DIAGNOSTICS_PER_KIND {
+            if *printed == DIAGNOSTICS_PER_KIND && !layout {
                 text.push_str(" (further lines like this are counted, not shown)");
             }
             diagnostic(&text);
@@ -174,6 +181,25 @@ mod tests {
         assert_eq!(w.run, Some((6, 1, EMPTY_REF)));
         w.bad_line();
         assert_eq!(w.run, None);
+    }
+
+    #[test]
+    fn the_sacrebleu_layout_gets_one_message_until_a_line_has_a_tab() {
+        let mut w = Watch::default();
+        for line in 1..=50 {
+            w.diagnostic("warning", line, "no TAB: expected hypothesis<TAB>reference");
+        }
+        assert_eq!(
+            w.kinds.values().map(|(p, s, _)| (*p, *s)).next(),
+            Some((1, 49))
+        );
+        // Once a line had a TAB, a line without one is an ordinary bad line again.
+        w.segment(51, 0);
+        w.diagnostic("warning", 52, "no TAB: expected hypothesis<TAB>reference");
+        assert_eq!(
+            w.kinds.values().map(|(p, s, _)| (*p, *s)).next(),
+            Some((2, 49))
+        );
     }
 
     #[test]
