@@ -13,7 +13,8 @@
 
 use std::any::Any;
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::metric::{Confidence, DynMetric, Score};
 use crate::significance::poisson::Replicates;
@@ -61,6 +62,36 @@ pub struct Settings {
 enum Part {
     Bootstrap(Vectors),
     Streaming(Replicates),
+}
+
+/// The `resampling` part of a stats document ([`Resampler::save`]):
+/// `{"method":"bootstrap","samples":1000,"seed":12345,"lines":[1,800],"metrics":[…]}`.
+#[derive(Serialize)]
+pub struct SavedResampling<'a> {
+    method: &'static str,
+    samples: usize,
+    seed: u64,
+    /// The lowest and highest input line covered, `null` before any.
+    lines: Option<(u64, u64)>,
+    metrics: Vec<SavedPart<'a>>,
+}
+
+/// One metric's resampling state: `{"key":"bleu","vectors":[…]}` (bootstrap) or
+/// `{"key":"bleu","replicates":[…]}` (streaming).
+#[derive(Serialize)]
+struct SavedPart<'a> {
+    key: &'static str,
+    #[serde(flatten)]
+    data: SavedData<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum SavedData<'a> {
+    /// Every segment's statistics vector, back to back ([`Vectors::as_flat`]).
+    Vectors(&'a [u32]),
+    /// The replicates' sums ([`Replicates::as_flat`]).
+    Replicates(&'a [u64]),
 }
 
 /// The resampling state of a run: one part per metric.
@@ -152,22 +183,25 @@ impl Resampler {
     }
 
     /// The resampling part of a stats document.
-    pub fn save(&self, metrics: &[Box<dyn DynMetric>]) -> Value {
-        let parts: Vec<Value> = metrics
+    pub fn save<'a>(&'a self, metrics: &[Box<dyn DynMetric>]) -> SavedResampling<'a> {
+        let parts = metrics
             .iter()
             .zip(&self.parts)
-            .map(|(m, part)| match part {
-                Part::Bootstrap(v) => json!({"key": m.key(), "vectors": v.as_flat()}),
-                Part::Streaming(r) => json!({"key": m.key(), "replicates": r.as_flat()}),
+            .map(|(m, part)| SavedPart {
+                key: m.key(),
+                data: match part {
+                    Part::Bootstrap(v) => SavedData::Vectors(v.as_flat()),
+                    Part::Streaming(r) => SavedData::Replicates(r.as_flat()),
+                },
             })
             .collect();
-        json!({
-            "method": self.settings.method.name(),
-            "samples": self.settings.samples,
-            "seed": self.settings.seed,
-            "lines": self.lines,
-            "metrics": parts,
-        })
+        SavedResampling {
+            method: self.settings.method.name(),
+            samples: self.settings.samples,
+            seed: self.settings.seed,
+            lines: self.lines,
+            metrics: parts,
+        }
     }
 
     /// The settings a saved resampling part was made with.

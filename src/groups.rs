@@ -8,14 +8,35 @@
 use std::any::Any;
 
 use rustc_hash::FxHashMap;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
-use crate::confidence::{self, Resampler};
+use crate::confidence::{self, Resampler, SavedResampling};
 use crate::metric::DynMetric;
 use crate::output::GroupReport;
 
 /// `--max-groups` by default.
 pub const DEFAULT_MAX: usize = 10_000;
+
+/// One group in a stats document's `groups` ([`Groups::save`]):
+/// `{"group":KEY,"segments":N,"bad_lines":B,"metrics":[{"key":…,"stats":…}],"resampling":…}`.
+#[derive(Serialize)]
+pub struct SavedGroup<'a> {
+    group: Value,
+    segments: u64,
+    bad_lines: u64,
+    metrics: Vec<SavedStats>,
+    /// `--confidence` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resampling: Option<SavedResampling<'a>>,
+}
+
+/// A metric's totals in a group: its key and [`crate::metric::Metric::save_totals`].
+#[derive(Serialize)]
+struct SavedStats {
+    key: &'static str,
+    stats: Value,
+}
 
 /// One group's running totals.
 pub struct Group {
@@ -99,7 +120,10 @@ impl Groups {
 
     /// The `groups` part of a stats document; `Err` when a group's totals cannot be saved
     /// exactly (the metric's reason).
-    pub fn save(&self, metrics: &[Box<dyn DynMetric>]) -> Result<Value, String> {
+    pub fn save<'a>(
+        &'a self,
+        metrics: &[Box<dyn DynMetric>],
+    ) -> Result<Vec<SavedGroup<'a>>, String> {
         let mut out = Vec::with_capacity(self.list.len());
         for g in &self.list {
             let mut parts = Vec::with_capacity(metrics.len());
@@ -110,22 +134,21 @@ impl Groups {
                         g.key
                     ));
                 }
-                parts.push(json!({"key": m.key(), "stats": m.save_totals(t.as_ref())}));
+                parts.push(SavedStats {
+                    key: m.key(),
+                    stats: m.save_totals(t.as_ref()),
+                });
             }
-            // Keys are canonical JSON ([`crate::input::group`]): they read back unchanged.
-            let key: Value = serde_json::from_str(&g.key).unwrap_or(Value::Null);
-            let mut doc = json!({
-                "group": key,
-                "segments": g.segments,
-                "bad_lines": g.bad_lines,
-                "metrics": parts,
+            out.push(SavedGroup {
+                // Keys are canonical JSON ([`crate::input::group`]): they read back unchanged.
+                group: serde_json::from_str(&g.key).unwrap_or(Value::Null),
+                segments: g.segments,
+                bad_lines: g.bad_lines,
+                metrics: parts,
+                resampling: g.resampler.as_ref().map(|r| r.save(metrics)),
             });
-            if let Some(r) = &g.resampler {
-                doc["resampling"] = r.save(metrics);
-            }
-            out.push(doc);
         }
-        Ok(Value::from(out))
+        Ok(out)
     }
 
     /// Adds the `groups` part of a stats document, group by group.

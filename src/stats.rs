@@ -21,10 +21,11 @@
 
 use std::any::Any;
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
-use crate::confidence::Resampler;
-use crate::groups::Groups;
+use crate::confidence::{Resampler, SavedResampling};
+use crate::groups::{Groups, SavedGroup};
 use crate::metric::DynMetric;
 use crate::output::CorpusReport;
 
@@ -55,45 +56,70 @@ pub struct Sums<'a> {
     pub group_by: Option<String>,
 }
 
-impl Sums<'_> {
+/// A stats document as written (see the module doc): the fields in this order.
+#[derive(Serialize)]
+pub struct Document<'a> {
+    format: &'static str,
+    version: u64,
+    tool: &'static str,
+    /// `null` while nothing decided the framing.
+    framing: Option<&'a Value>,
+    segments: u64,
+    bad_lines: u64,
+    metrics: Vec<MetricPart>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resampling: Option<SavedResampling<'a>>,
+    /// `--group-by`: its key argument and the groups (both or neither).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group_by: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    groups: Option<Vec<SavedGroup<'a>>>,
+}
+
+/// One metric of a document: its key, settings, signature and totals.
+#[derive(Serialize)]
+struct MetricPart {
+    key: &'static str,
+    config: Value,
+    signature: String,
+    stats: Value,
+}
+
+impl<'a> Sums<'a> {
     /// The stats document. `Err` when a metric's totals cannot be merged exactly
     /// ([`DynMetric::totals_refusal`]).
-    pub fn document(&self) -> Result<Map<String, Value>, String> {
+    pub fn document(&self) -> Result<Document<'a>, String> {
         let mut parts = Vec::with_capacity(self.metrics.len());
         for (m, t) in self.metrics.iter().zip(self.totals) {
             if let Some(why) = m.totals_refusal(t.as_ref()) {
                 return Err(format!("cannot emit mergeable statistics: {why}"));
             }
-            parts.push(json!({
-                "key": m.key(),
-                "config": m.config_json(),
-                "signature": m.score(t.as_ref()).signature,
-                "stats": m.save_totals(t.as_ref()),
-            }));
+            parts.push(MetricPart {
+                key: m.key(),
+                config: m.config_json(),
+                signature: m.score(t.as_ref()).signature,
+                stats: m.save_totals(t.as_ref()),
+            });
         }
-        let mut doc = Map::new();
-        doc.insert("format".into(), Value::from(FORMAT));
-        let version = match self.groups {
-            Some(_) => GROUPED_VERSION,
-            None => VERSION,
+        let (group_by, groups) = match (self.groups, &self.group_by) {
+            (Some(groups), Some(by)) => (Some(by.clone()), Some(groups.save(self.metrics)?)),
+            _ => (None, None),
         };
-        doc.insert("version".into(), Value::from(version));
-        doc.insert("tool".into(), Value::from(TOOL));
-        doc.insert(
-            "framing".into(),
-            self.framing.cloned().unwrap_or(Value::Null),
-        );
-        doc.insert("segments".into(), Value::from(self.segments));
-        doc.insert("bad_lines".into(), Value::from(self.bad_lines));
-        doc.insert("metrics".into(), Value::from(parts));
-        if let Some(r) = self.resampler {
-            doc.insert("resampling".into(), r.save(self.metrics));
-        }
-        if let (Some(groups), Some(by)) = (self.groups, &self.group_by) {
-            doc.insert("group_by".into(), Value::from(by.as_str()));
-            doc.insert("groups".into(), groups.save(self.metrics)?);
-        }
-        Ok(doc)
+        Ok(Document {
+            format: FORMAT,
+            version: match self.groups {
+                Some(_) => GROUPED_VERSION,
+                None => VERSION,
+            },
+            tool: TOOL,
+            framing: self.framing,
+            segments: self.segments,
+            bad_lines: self.bad_lines,
+            metrics: parts,
+            resampling: self.resampler.map(|r| r.save(self.metrics)),
+            group_by,
+            groups,
+        })
     }
 }
 
@@ -372,7 +398,7 @@ impl Merged {
     }
 
     /// The merged statistics as one document (tree-shaped merges: merge the merges).
-    pub fn document(&self) -> Result<Map<String, Value>, String> {
+    pub fn document(&self) -> Result<Document<'_>, String> {
         Sums {
             metrics: &self.metrics,
             totals: &self.totals,

@@ -1,5 +1,6 @@
 mod util;
 
+mod architecture;
 mod cli;
 mod compare;
 mod confidence;

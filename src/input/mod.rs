@@ -11,6 +11,7 @@ pub mod tsv;
 
 use std::borrow::Cow;
 
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use smallvec::SmallVec;
 
@@ -107,21 +108,49 @@ impl Framing {
     /// own first lines may frame differently from one run over the whole input; `merge`
     /// compares these records and refuses a mismatch.
     pub fn record(self) -> Option<serde_json::Value> {
-        use serde_json::json;
-        Some(match self {
+        let (input, refs) = match self {
             Framing::Tsv { refs } => match refs {
                 Refs::Exactly(n) | Refs::AsLine { count: n, .. } => {
-                    json!({"input": "tsv", "refs": n})
+                    ("tsv", Some(RefsRecord::Count(n)))
                 }
-                Refs::Any => json!({"input": "tsv", "refs": "any"}),
+                Refs::Any => ("tsv", Some(RefsRecord::Any(AnyRefs::Any))),
                 // No line with a TAB yet: every line so far is bad in any framing.
                 Refs::Unknown => return None,
             },
-            Framing::Jsonl { refs: Some(n) } => json!({"input": "jsonl", "refs": n}),
-            Framing::Jsonl { refs: None } => json!({"input": "jsonl", "refs": "any"}),
-            Framing::Parallel => json!({"input": "parallel"}),
-        })
+            Framing::Jsonl { refs: Some(n) } => ("jsonl", Some(RefsRecord::Count(n))),
+            Framing::Jsonl { refs: None } => ("jsonl", Some(RefsRecord::Any(AnyRefs::Any))),
+            Framing::Parallel => ("parallel", None),
+        };
+        let record = FramingRecord {
+            input: input.into(),
+            refs,
+        };
+        Some(serde_json::to_value(record).expect("a string and a number serialize"))
     }
+}
+
+/// The framing in a stats document ([`Framing::record`]): `{"input":"tsv","refs":2}`,
+/// `{"input":"jsonl","refs":"any"}`, `{"input":"parallel"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FramingRecord {
+    pub input: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refs: Option<RefsRecord>,
+}
+
+/// The number of references of a [`FramingRecord`]: a count, or `"any"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RefsRecord {
+    Count(usize),
+    Any(AnyRefs),
+}
+
+/// `"any"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AnyRefs {
+    #[serde(rename = "any")]
+    Any,
 }
 
 /// How many references a TSV line must have.
@@ -394,5 +423,43 @@ mod tests {
         );
         let seg = frame(Framing::Parallel, &[b"ok", b"b\xffd"], Utf8Policy::Lossy).unwrap();
         assert_eq!(seg.refs[..], ["b\u{fffd}d"]);
+    }
+
+    #[test]
+    fn framing_records_are_the_documented_json() {
+        let text = |f: Framing| f.record().map(|v| v.to_string());
+        let tsv = |refs| Framing::Tsv { refs };
+        assert_eq!(
+            text(tsv(Refs::Exactly(2))).as_deref(),
+            Some(r#"{"input":"tsv","refs":2}"#)
+        );
+        let as_line = Refs::AsLine { line: 3, count: 1 };
+        assert_eq!(
+            text(tsv(as_line)).as_deref(),
+            Some(r#"{"input":"tsv","refs":1}"#)
+        );
+        assert_eq!(
+            text(tsv(Refs::Any)).as_deref(),
+            Some(r#"{"input":"tsv","refs":"any"}"#)
+        );
+        assert_eq!(text(tsv(Refs::Unknown)), None);
+        let jsonl = |refs| text(Framing::Jsonl { refs });
+        assert_eq!(
+            jsonl(Some(0)).as_deref(),
+            Some(r#"{"input":"jsonl","refs":0}"#)
+        );
+        assert_eq!(
+            jsonl(None).as_deref(),
+            Some(r#"{"input":"jsonl","refs":"any"}"#)
+        );
+        assert_eq!(
+            text(Framing::Parallel).as_deref(),
+            Some(r#"{"input":"parallel"}"#)
+        );
+        // And they read back.
+        let any: FramingRecord = serde_json::from_str(r#"{"input":"tsv","refs":"any"}"#).unwrap();
+        assert_eq!(any.refs, Some(RefsRecord::Any(AnyRefs::Any)));
+        let parallel: FramingRecord = serde_json::from_str(r#"{"input":"parallel"}"#).unwrap();
+        assert_eq!(parallel.refs, None);
     }
 }

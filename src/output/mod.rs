@@ -3,7 +3,6 @@
 //! Rows are rendered by the workers (in parallel) into byte buffers; the merger only copies them
 //! out in order, interleaving reports at the exact segment where they are due.
 
-pub mod group_table;
 pub mod jsonl;
 pub mod prometheus;
 pub mod report_file;

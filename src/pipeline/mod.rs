@@ -6,15 +6,16 @@
 //! results, and everything order-dependent (rows, totals, reports) happens in the merger in batch
 //! sequence order. Channels are bounded, so a slow consumer of stdout slows the reader down
 //! instead of growing buffers: memory stays constant on endless input.
+//!
+//! The threads themselves, their channels and the reordering are [`stages`], which `compare`
+//! runs too; this module is what scoring does in them.
 
 use std::any::Any;
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::sync::Arc;
-use std::thread;
 use std::time::Duration;
 
-use crossbeam_channel::{bounded, never, select, tick, Receiver, Sender, TryRecvError};
+use crossbeam_channel::{never, Receiver};
 
 use crate::confidence::Resampler;
 use crate::diagnostic::diagnostic;
@@ -26,8 +27,10 @@ use crate::metric::DynMetric;
 use crate::output::{CorpusReport, Format, RowScratch, RowWriter, Sink};
 use crate::signals::Event;
 
+pub mod stages;
 mod watch;
 
+use stages::{Merge, Work};
 use watch::Watch;
 
 /// `--on-error`.
@@ -98,7 +101,6 @@ pub struct Outcome {
 
 /// What a worker hands the merger for one batch.
 struct Done {
-    seq: u64,
     first_line: u64,
     /// Rendered rows of every record, back to back; record `i` ends at `row_ends[i]`.
     rows: Vec<u8>,
@@ -132,76 +134,60 @@ pub fn run(
     sink: &mut Sink,
     control: Control,
 ) -> io::Result<Outcome> {
-    let threads = settings.threads.max(1);
-    let (batch_tx, batch_rx) = bounded::<Batch>(threads * 2);
-    let (done_tx, done_rx) = bounded::<Done>(threads * 2);
-    // Emptied batches go back to the reader: room for every batch that can be in flight.
-    let (recycle_tx, recycle_rx) = bounded::<Batch>(threads * 4 + 2);
-    // The reader is not joined: after an early stop it may sit in a blocking read of a live
-    // stdin, which must not keep the process alive. It ends when its channel is closed.
-    let state = Arc::clone(&control.reader);
-    thread::Builder::new()
-        .name("reader".into())
-        .spawn(move || reader::run(plan, batch_tx, recycle_rx, state))?;
-    // Closed when the merger is done: workers waiting for a batch that a reader blocked on live
-    // input will never send must end too, or the scope below would never return.
-    let (quit_tx, quit_rx) = bounded::<()>(0);
-    thread::scope(|scope| {
-        for i in 0..threads {
-            let (rx, tx, quit) = (batch_rx.clone(), done_tx.clone(), quit_rx.clone());
-            let recycle = recycle_tx.clone();
-            let reader = &*control.reader;
-            thread::Builder::new()
-                .name(format!("worker-{i}"))
-                .spawn_scoped(scope, move || {
-                    work(metrics, settings, rx, tx, recycle, quit, reader)
-                })
-                .expect("spawning a worker thread");
+    let work = Scoring { metrics, settings };
+    let mut merging = Merging {
+        merger: Merger::new(metrics, settings, resampler),
+        sink,
+    };
+    let result = stages::run(
+        plan,
+        &work,
+        settings.threads,
+        &control,
+        settings.interval,
+        &mut merging,
+    );
+    let Merging {
+        mut merger, sink, ..
+    } = merging;
+    match result {
+        // `| head`: stdout's reader went away. Stop, but still write the final report of the
+        // lines merged so far where it can go (stderr, the report files); the command exits
+        // quietly.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+            sink.close_output();
+            let line = merger.segments + merger.bad_lines;
+            merger.note = Some(format!("output closed after line {line}"));
+            merger.finish(sink).map(|mut outcome| {
+                outcome.output_closed = true;
+                outcome
+            })
         }
-        drop((batch_rx, done_tx, quit_rx, recycle_tx));
-        let mut merger = Merger::new(metrics, settings, resampler);
-        let result = match merger.merge(done_rx, &control, sink) {
-            // `| head`: stdout's reader went away. Stop, but still write the final report of
-            // the lines merged so far where it can go (stderr, the report files); the command
-            // exits quietly.
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                sink.close_output();
-                let line = merger.segments + merger.bad_lines;
-                merger.note = Some(format!("output closed after line {line}"));
-                merger.finish(sink).map(|mut outcome| {
-                    outcome.output_closed = true;
-                    outcome
-                })
-            }
-            result => result.and_then(|()| merger.finish(sink)),
-        };
-        drop(quit_tx);
-        result
-    })
+        result => result.and_then(|()| merger.finish(sink)),
+    }
 }
 
-/// Scores batches until the channel closes. After an oversize batch (one at a time, see
-/// [`ReaderState`]) the worker drops its workspaces, which grew to a multiple of the line, and
-/// tells the reader it may send the next one (issue 19, point 3).
-fn work(
-    metrics: &[Box<dyn DynMetric>],
-    settings: &Settings,
-    rx: Receiver<Batch>,
-    tx: Sender<Done>,
-    recycle: Sender<Batch>,
-    quit: Receiver<()>,
-    reader: &ReaderState,
-) {
-    let mut workspaces: Vec<_> = metrics.iter().map(|m| m.new_workspace()).collect();
-    let mut scratch = RowScratch::default();
-    loop {
-        let mut batch = select! {
-            recv(rx) -> batch => match batch {
-                Ok(batch) => batch,
-                Err(_) => return,
-            },
-            recv(quit) -> _ => return,
-        };
+/// The workers' side of scoring: a batch's rows and statistics ([`Done`]).
+struct Scoring<'a> {
+    metrics: &'a [Box<dyn DynMetric>],
+    settings: &'a Settings,
+}
+
+impl Work for Scoring<'_> {
+    /// Per metric its workspace, and the row renderer's scratch.
+    type State = (Vec<Box<dyn Any + Send>>, RowScratch);
+    type Done = Done;
+
+    fn state(&self) -> Self::State {
+        let workspaces = self.metrics.iter().map(|m| m.new_workspace()).collect();
+        (workspaces, RowScratch::default())
+    }
+
+    /// Frames every record, scores the good ones and renders every row (an empty one for a bad
+    /// line).
+    fn batch(&self, state: &mut Self::State, batch: &mut Batch) -> Done {
+        let (metrics, settings) = (self.metrics, self.settings);
+        let (workspaces, scratch) = state;
         let n = batch.len();
         let mut framing = batch.framing.expect("the reader sets the framing");
         if let Some(by) = &settings.group_by {
@@ -209,7 +195,6 @@ fn work(
         }
         let first_line = batch.first_line + settings.first_line.saturating_sub(1);
         let mut done = Done {
-            seq: batch.seq,
             first_line,
             rows: Vec::new(),
             row_ends: Vec::with_capacity(n),
@@ -253,9 +238,9 @@ fn work(
                         line,
                         &segment,
                         metrics,
-                        &mut workspaces,
+                        workspaces,
                         &mut done.stats,
-                        &mut scratch,
+                        scratch,
                         &mut done.rows,
                         &mut notes,
                     );
@@ -272,25 +257,35 @@ fn work(
             }
             done.row_ends.push(done.rows.len());
         }
-        drop(fields);
-        if batch.oversize {
-            workspaces = metrics.iter().map(|m| m.new_workspace()).collect();
-            scratch = RowScratch::default();
-            // The batch's own buffers go too (`recycle` keeps only small ones).
-            drop(batch);
-            reader.oversize_done();
-            if tx.send(done).is_err() {
-                return;
-            }
-            continue;
-        }
-        if let Some(empty) = batch.recycle() {
-            // Never waits: a full channel or a reader gone just drops the batch.
-            let _ = recycle.try_send(empty);
-        }
-        if tx.send(done).is_err() {
-            return;
-        }
+        done
+    }
+}
+
+/// The merger's side of scoring: [`Merger`] and where it writes.
+struct Merging<'a, 's> {
+    merger: Merger<'a>,
+    sink: &'s mut Sink,
+}
+
+impl Merge<Done> for Merging<'_, '_> {
+    fn batch(&mut self, done: Done) -> io::Result<bool> {
+        self.merger.process(done, self.sink)
+    }
+
+    fn idle(&mut self) -> io::Result<()> {
+        self.sink.out.flush()
+    }
+
+    fn event(&mut self, event: Event) -> io::Result<()> {
+        self.merger.event(event, self.sink)
+    }
+
+    fn tick(&mut self) -> io::Result<()> {
+        self.merger.running_report(self.sink, None)
+    }
+
+    fn stopping(&self) -> bool {
+        self.merger.stopped_by.is_some()
     }
 }
 
@@ -337,69 +332,6 @@ impl<'a> Merger<'a> {
             stopped_by: None,
             watch: Watch::new(metrics.iter().any(|m| m.expects_detokenized())),
             note: None,
-        }
-    }
-
-    /// Receives batches, puts them in order and processes them until the input ends or the run
-    /// stops, answering events (signals) and the `--interval` timer in between.
-    fn merge(&mut self, rx: Receiver<Done>, control: &Control, sink: &mut Sink) -> io::Result<()> {
-        let mut pending: BTreeMap<u64, Done> = BTreeMap::new();
-        let mut next = 0u64;
-        let ticker = self.settings.interval.map_or_else(never, tick);
-        let mut events = control.events.clone();
-        loop {
-            // Events first, so that a signal is answered promptly even while input pours in.
-            while let Ok(event) = events.try_recv() {
-                self.event(event, sink)?;
-            }
-            if ticker.try_recv().is_ok() {
-                self.running_report(sink, None)?;
-            }
-            let done = match rx.try_recv() {
-                Ok(done) => Some(done),
-                Err(TryRecvError::Disconnected) => return Ok(()),
-                Err(TryRecvError::Empty) => {
-                    // Nothing more is ready: whatever was written must reach the reader now
-                    // (live input), so flush before waiting.
-                    sink.out.flush()?;
-                    // Stopping, and every line read has been merged: done.
-                    if self.stopped_by.is_some() && control.reader.caught_up(next) {
-                        return Ok(());
-                    }
-                    let wait = if self.stopped_by.is_some() {
-                        Duration::from_millis(5)
-                    } else {
-                        Duration::from_secs(3600)
-                    };
-                    select! {
-                        recv(rx) -> msg => match msg {
-                            Ok(done) => Some(done),
-                            Err(_) => return Ok(()),
-                        },
-                        recv(events) -> event => {
-                            match event {
-                                Ok(event) => self.event(event, sink)?,
-                                Err(_) => events = never(),
-                            }
-                            None
-                        },
-                        recv(ticker) -> _ => {
-                            self.running_report(sink, None)?;
-                            None
-                        },
-                        default(wait) => None,
-                    }
-                }
-            };
-            if let Some(done) = done {
-                pending.insert(done.seq, done);
-                while let Some(done) = pending.remove(&next) {
-                    next += 1;
-                    if !self.process(done, sink)? {
-                        return Ok(());
-                    }
-                }
-            }
         }
     }
 

@@ -25,7 +25,7 @@ use super::{Framing, InputFormat, Refs};
 
 pub use batch::{Batch, OVERSIZE};
 use follow::read_follow;
-use parallel::read_parallel;
+use parallel::{read_aligned, read_parallel};
 pub use source::{Line, LineReader, Source};
 
 pub use crate::diagnostic::io_message;
@@ -101,6 +101,10 @@ pub enum Plan {
     },
     /// Parallel files read in lockstep: the hypothesis stream first, then one per reference.
     Parallel { streams: Vec<LineReader> },
+    /// Streams read in lockstep that must stay aligned (`compare`: systems and references):
+    /// one record per line number with one field per stream, and the first stream to end
+    /// before the others ends the input with an error ([`Batch::fatal`]), as does a read error.
+    Aligned { streams: Vec<LineReader> },
     /// `--follow FILE`: TSV/JSONL records from a file read like `tail -F`.
     Follow {
         path: PathBuf,
@@ -153,6 +157,10 @@ pub fn run(plan: Plan, tx: Sender<Batch>, recycled: Receiver<Batch>, state: Arc<
         Plan::Parallel { streams } => {
             out.framing = Some(Framing::Parallel);
             read_parallel(streams.into_iter().map(watch).collect(), &mut out)
+        }
+        Plan::Aligned { streams } => {
+            out.framing = Some(Framing::Parallel);
+            read_aligned(streams.into_iter().map(watch).collect(), &mut out)
         }
         Plan::Follow {
             path,

@@ -1,6 +1,6 @@
 //! Parallel files (`-r/--ref`) read in lockstep.
 
-use super::{read_failed, too_long, Batcher, Line, LineReader, Stop};
+use super::{io_message, read_failed, too_long, Batcher, Line, LineReader, Stop};
 
 /// Parallel files read in lockstep, one record per line number. A stream that ends before the
 /// others makes every further record a bad line (one empty row each, naming the stream and its
@@ -91,4 +91,134 @@ fn different_lengths(streams: &[LineReader], lines: &[Option<u64>]) -> Option<St
         list(streams.iter().map(|s| s.name().to_owned()).collect()),
         list(counts.iter().map(u64::to_string).collect()),
     ))
+}
+
+/// Streams that must stay aligned, read in lockstep ([`super::Plan::Aligned`]): a record of one
+/// field per stream for every line number. When some streams end and others do not, or a read
+/// fails, the input ends with an error after the records before; the messages are `compare`'s
+/// (it needs every system's line for every segment, so there is no bad line to skip).
+pub(super) fn read_aligned(mut streams: Vec<LineReader>, out: &mut Batcher) -> Result<(), Stop> {
+    let mut ended = Vec::with_capacity(streams.len());
+    loop {
+        // Before a read that may block, every record read so far must be on its way.
+        if !streams.iter_mut().all(LineReader::has_line) {
+            out.send()?;
+        }
+        let line_no = out.next_line;
+        ended.clear();
+        for (i, stream) in streams.iter_mut().enumerate() {
+            match stream.next_line() {
+                Ok(Some(Line::Text(line))) => out.batch.push_field(line),
+                Ok(Some(Line::TooLong(bytes))) => {
+                    // Only with a line length limit, which `compare` does not set.
+                    return Err(Stop::Fatal(format!(
+                        "{}: {}",
+                        stream.name(),
+                        too_long(bytes)
+                    )));
+                }
+                Ok(None) => ended.push(i),
+                Err(e) => {
+                    return Err(Stop::Fatal(format!(
+                        "{}: {}",
+                        stream.name(),
+                        io_message(&e)
+                    )))
+                }
+            }
+        }
+        if ended.is_empty() {
+            out.record_done()?;
+            continue;
+        }
+        // The record being built is not one: drop its fields.
+        out.batch
+            .fields
+            .truncate(out.batch.records.last().copied().unwrap_or(0));
+        if ended.len() == streams.len() || streams.iter().any(LineReader::halted) {
+            return Ok(());
+        }
+        let names = |ended_too: bool| -> Vec<&str> {
+            (0..streams.len())
+                .filter(|i| ended.contains(i) == ended_too)
+                .map(|i| streams[i].name())
+                .collect()
+        };
+        let (short, long) = (names(true), names(false));
+        return Err(Stop::Fatal(format!(
+            "streams have different lengths: {} ended after line {} but {} {} line {line_no}",
+            short.join(", "),
+            line_no - 1,
+            long.join(", "),
+            if long.len() == 1 { "has" } else { "have" },
+        )));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crossbeam_channel::unbounded;
+
+    use super::super::{run, Batch, Plan};
+    use super::LineReader;
+
+    fn aligned(streams: &[(&'static [u8], &str)]) -> Vec<Batch> {
+        let streams = streams
+            .iter()
+            .map(|&(data, name)| LineReader::new(Box::new(data), name.to_owned()))
+            .collect();
+        let (tx, rx) = unbounded();
+        run(
+            Plan::Aligned { streams },
+            tx,
+            crossbeam_channel::never(),
+            Arc::default(),
+        );
+        rx.into_iter().collect()
+    }
+
+    fn records(batches: &[Batch]) -> Vec<Vec<String>> {
+        let mut fields = Vec::new();
+        let mut all = Vec::new();
+        for b in batches {
+            for i in 0..b.len() {
+                b.fields(i, &mut fields);
+                let text = fields.iter().map(|f| String::from_utf8_lossy(f).into());
+                all.push(text.collect());
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn aligned_streams_stop_at_the_first_that_ends_early() {
+        // Equal lengths (a last line without `\n` counts): every line, no error.
+        let batches = aligned(&[(b"a\tb\nc\td", "tsv"), (b"r1\nr2\n", "ref")]);
+        assert_eq!(records(&batches), [["a\tb", "r1"], ["c\td", "r2"]]);
+        assert!(batches
+            .iter()
+            .all(|b| b.fatal.is_none() && b.bad.is_empty()));
+        // The reference ends first: the lines before are records, then compare's message.
+        let batches = aligned(&[
+            (b"s1\ns2\ns3\n", "sys"),
+            (b"t1\nt2\nt3\n", "sys2"),
+            (b"r1\nr2\n", "ref"),
+        ]);
+        assert_eq!(records(&batches), [["s1", "t1", "r1"], ["s2", "t2", "r2"]]);
+        assert_eq!(
+            batches.last().unwrap().fatal.as_deref(),
+            Some(
+                "streams have different lengths: ref ended after line 2 but sys, sys2 have line 3"
+            )
+        );
+        // Two streams end together before a third.
+        let batches = aligned(&[(b"", "a"), (b"x\n", "b"), (b"", "c")]);
+        assert!(records(&batches).is_empty());
+        assert_eq!(
+            batches.last().unwrap().fatal.as_deref(),
+            Some("streams have different lengths: a, c ended after line 0 but b has line 1")
+        );
+    }
 }

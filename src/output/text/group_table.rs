@@ -13,8 +13,8 @@
 
 use std::fmt::Write as _;
 
-use super::text::score_only;
-use super::GroupReport;
+use super::score_only;
+use crate::output::GroupReport;
 
 /// The table of `groups` (nothing without groups).
 pub fn render(groups: &[GroupReport], width: usize) -> String {

@@ -1,4 +1,7 @@
-//! Text output: tab-separated sentence scores, and corpus reports in sacreBLEU's text form.
+//! Text output: tab-separated sentence scores, and corpus reports in sacreBLEU's text form
+//! (with the `--group-by` table after them, [`group_table`]).
+
+pub mod group_table;
 
 use std::fmt::Write as _;
 
@@ -100,7 +103,7 @@ pub fn report(report: &CorpusReport, width: usize) -> String {
         let _ = writeln!(s, "{}", line(m, width));
         let _ = writeln!(s, "# {} signature: {}", m.name, m.full_signature());
     }
-    s.push_str(&super::group_table::render(&report.groups, width));
+    s.push_str(&group_table::render(&report.groups, width));
     s
 }
 
