@@ -3,6 +3,7 @@ mod util;
 mod cli;
 mod compare;
 mod confidence;
+mod follow;
 mod generate;
 mod group_by;
 mod hardening;

@@ -154,7 +154,8 @@ pub struct Args {
 
     /// Read FILE like `tail -F`: keep reading as it grows, and read it again from the start when
     /// it is truncated or replaced (log rotation), with a running report marking the restart.
-    /// Ends on SIGINT/SIGTERM.
+    /// A FIFO is read writer after writer. Not `-` (standard input has no name to reopen: pipe
+    /// live input in without --follow). Ends on SIGINT/SIGTERM.
     #[arg(long, value_name = "FILE", help_heading = "Live monitoring",
           conflicts_with_all = ["files", "refs_files"])]
     pub follow: Option<PathBuf>,
@@ -409,6 +410,17 @@ impl Args {
             None => input,
             Some(by) => by.check_input(input, !ref_files.is_empty())?,
         };
+        if let Some(follow) = &self.follow {
+            // `--follow` reopens its file by name after a rotation; standard input has no name
+            // (GNU `tail -F -` refuses it the same way). Live standard input needs no
+            // `--follow`: each line is scored as it arrives.
+            if follow.as_os_str() == "-" {
+                return Err("--follow -: standard input cannot be followed by name; \
+                            pipe live input in without --follow instead \
+                            (`tail -n +1 -F FILE | bleu-stream`: each line is scored as it arrives)"
+                    .to_owned());
+            }
+        }
         let stdin_uses = sources
             .iter()
             .chain(&ref_files)
