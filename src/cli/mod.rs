@@ -277,21 +277,22 @@ fn parse_bytes(text: &str) -> Result<usize, String> {
         "G" | "GiB" => 1 << 30,
         _ => return Err(format!("'{text}' is not a size like 65536, 64K or 16M")),
     };
-    number
+    if number.is_empty() {
+        return Err(format!("'{text}' is not a size like 65536, 64K or 16M"));
+    }
+    // Digits only from here: a number that does not fit, or overflows with its unit, is a size
+    // too large, not "not a size" (issue 19, point 9: diagnostics say what is true).
+    match number
         .parse::<usize>()
         .ok()
         .and_then(|n| n.checked_mul(factor))
-        .filter(|&n| n > 0)
-        .ok_or_else(|| format!("'{text}' is not a size like 65536, 64K or 16M"))
-        .and_then(|n| {
-            if n > MAX_LINE_BYTES {
-                Err(format!(
-                    "'{text}' is more than 1G, the longest line accepted"
-                ))
-            } else {
-                Ok(n)
-            }
-        })
+    {
+        Some(0) => Err(format!("'{text}': the limit must be at least 1 byte")),
+        Some(n) if n <= MAX_LINE_BYTES => Ok(n),
+        _ => Err(format!(
+            "'{text}' is more than 1G, the longest line accepted"
+        )),
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
