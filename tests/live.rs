@@ -15,16 +15,16 @@ use serde_json::Value;
 
 use crate::util::{Cmd, BIN};
 
-const DEADLINE: Duration = Duration::from_secs(20);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(20);
 
-fn tempdir(name: &str) -> PathBuf {
+pub(crate) fn tempdir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("bleu-stream-live-{}-{name}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     dir
 }
 
-fn signal(child: &Child, name: &str) {
+pub(crate) fn signal(child: &Child, name: &str) {
     let status = Command::new("kill")
         .args([&format!("-{name}"), &child.id().to_string()])
         .status()
@@ -33,19 +33,24 @@ fn signal(child: &Child, name: &str) {
 }
 
 /// A running binary whose stdout lines arrive on a channel.
-struct Live {
-    child: Child,
-    stdin: Option<ChildStdin>,
+pub(crate) struct Live {
+    pub(crate) child: Child,
+    pub(crate) stdin: Option<ChildStdin>,
     lines: Receiver<String>,
 }
 
 impl Live {
-    fn spawn(args: &[&str]) -> Live {
+    pub(crate) fn spawn(args: &[&str]) -> Live {
+        Live::spawn_with(args, Stdio::piped())
+    }
+
+    /// With stderr going to `stderr` (a file that the test reads while the process runs).
+    pub(crate) fn spawn_with(args: &[&str], stderr: Stdio) -> Live {
         let mut child = Command::new(BIN)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let stdout = child.stdout.take().unwrap();
@@ -71,28 +76,25 @@ impl Live {
     }
 
     /// The next stdout line, waiting at most the deadline.
-    fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         self.lines
             .recv_timeout(DEADLINE)
             .expect("a line within the deadline")
     }
 
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.line()).unwrap()
     }
 
     /// Waits for the exit; returns the status code and stderr.
-    fn wait(mut self) -> (Option<i32>, String) {
+    pub(crate) fn wait(mut self) -> (Option<i32>, String) {
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 let mut err = String::new();
-                self.child
-                    .stderr
-                    .take()
-                    .unwrap()
-                    .read_to_string(&mut err)
-                    .unwrap();
+                if let Some(mut stderr) = self.child.stderr.take() {
+                    stderr.read_to_string(&mut err).unwrap();
+                }
                 return (status.code(), err);
             }
             if start.elapsed() > DEADLINE {
@@ -104,7 +106,7 @@ impl Live {
     }
 }
 
-fn segment(i: usize) -> String {
+pub(crate) fn segment(i: usize) -> String {
     format!("a b c {i}\ta b c {i}\n")
 }
 
@@ -206,7 +208,7 @@ fn second_sigint_exits_at_once() {
     let _ = writer.join();
 }
 
-fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
+pub(crate) fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
     let start = Instant::now();
     while !ready() {
         assert!(start.elapsed() < DEADLINE, "waited too long for {what}");
@@ -349,50 +351,6 @@ fn parse_with_prometheus_client(what: &str, script: &str, args: &[&str], text: &
         String::from_utf8_lossy(&out.stderr)
     );
     eprint!("{}", String::from_utf8_lossy(&out.stdout));
-}
-
-#[test]
-fn follow_reads_through_truncation_and_replacement() {
-    let dir = tempdir("follow");
-    let log = dir.join("decoder.log");
-    fs::write(&log, segment(1)).unwrap();
-    let live = Live::spawn(&["--follow", log.to_str().unwrap(), "-f", "jsonl"]);
-    assert_eq!(live.json()["line"], 1);
-    let append = |text: &str| {
-        let mut f = fs::OpenOptions::new().append(true).open(&log).unwrap();
-        f.write_all(text.as_bytes()).unwrap();
-    };
-    append(&segment(2));
-    assert_eq!(live.json()["line"], 2);
-    // copytruncate: the same file, emptied, then written again.
-    fs::write(&log, "").unwrap();
-    thread::sleep(Duration::from_millis(200));
-    append(&segment(3));
-    let restart = live.json();
-    assert_eq!(restart["type"], "corpus");
-    assert!(
-        restart["note"].as_str().unwrap().contains("was truncated"),
-        "{restart}"
-    );
-    assert_eq!(live.json()["line"], 3);
-    // Replacement: a new file under the same name; a last line without newline still counts.
-    append("x y\tx y");
-    fs::rename(&log, dir.join("decoder.log.1")).unwrap();
-    fs::write(&log, segment(5)).unwrap();
-    assert_eq!(live.json()["line"], 4);
-    let restart = live.json();
-    assert!(
-        restart["note"].as_str().unwrap().contains("was replaced"),
-        "{restart}"
-    );
-    assert_eq!(live.json()["line"], 5);
-    signal(&live.child, "TERM");
-    let last = live.json();
-    assert_eq!(
-        (last["final"].as_bool(), last["segments"].as_u64()),
-        (Some(true), Some(5))
-    );
-    assert_eq!(live.wait().0, Some(143));
 }
 
 #[test]
@@ -610,98 +568,6 @@ fn sigterm_finishes_every_complete_line_read_from_a_followed_file() {
     }
 }
 
-#[test]
-fn follow_notices_a_rewrite_that_regrows_past_the_read_position() {
-    // The file is rewritten (truncated and written again, longer than before) within one poll:
-    // its size never shrinks where the reader can see it, but the bytes before the read
-    // position change.
-    let dir = tempdir("rewrite");
-    let log = dir.join("l.log");
-    fs::write(&log, "a b c 0\ta b c 0\n").unwrap();
-    let live = Live::spawn(&["--follow", log.to_str().unwrap(), "-f", "jsonl"]);
-    assert_eq!(live.json()["line"], 1);
-    thread::sleep(Duration::from_millis(300));
-    let text: String = (100..110)
-        .map(|i| format!("a b c {i}\ta b c {i}\n"))
-        .collect();
-    fs::write(&log, text).unwrap();
-    let restart = live.json();
-    assert_eq!(restart["type"], "corpus", "{restart}");
-    assert!(
-        restart["note"].as_str().unwrap().contains("was truncated"),
-        "{restart}"
-    );
-    for line in 2..=11 {
-        let row = live.json();
-        assert_eq!(
-            (row["type"].as_str(), row["line"].as_u64()),
-            (Some("segment"), Some(line))
-        );
-        assert_eq!(
-            row["bleu"]["counts"],
-            serde_json::json!([4, 3, 2, 1]),
-            "{row}"
-        );
-    }
-    signal(&live.child, "TERM");
-    let last = live.json();
-    assert_eq!(
-        (
-            last["final"].as_bool(),
-            last["segments"].as_u64(),
-            last["bad_lines"].as_u64()
-        ),
-        (Some(true), Some(11), Some(0))
-    );
-    let (status, stderr) = live.wait();
-    assert_eq!(status, Some(143));
-    assert!(!stderr.contains("warning"), "{stderr}");
-}
-
-#[test]
-fn follow_waits_for_a_file_that_does_not_exist_yet() {
-    let dir = tempdir("appear");
-    let log = dir.join("later.log");
-    let name = log.to_str().unwrap();
-    let warning = format!("bleu-stream: warning: {name}: waiting for it to appear\n");
-    // The file appears: it is read from its start.
-    let mut live = Live::spawn(&["--follow", name, "-f", "jsonl"]);
-    thread::sleep(Duration::from_millis(300));
-    assert!(live.child.try_wait().unwrap().is_none(), "still waiting");
-    fs::write(&log, segment(1)).unwrap();
-    assert_eq!(live.json()["line"], 1);
-    signal(&live.child, "TERM");
-    let last = live.json();
-    assert_eq!(
-        (last["final"].as_bool(), last["segments"].as_u64()),
-        (Some(true), Some(1))
-    );
-    drop(live.stdin.take());
-    let (status, stderr) = live.wait();
-    assert_eq!(status, Some(143), "{stderr}");
-    assert_eq!(
-        stderr.matches("waiting for it to appear").count(),
-        1,
-        "{stderr}"
-    );
-    assert!(stderr.starts_with(&warning), "{stderr}");
-    // Stopped while still waiting: a normal end, a final report of nothing.
-    fs::remove_file(&log).unwrap();
-    for (name_, code) in [("TERM", 143), ("INT", 130)] {
-        let live = Live::spawn(&["--follow", name, "-f", "jsonl"]);
-        thread::sleep(Duration::from_millis(200));
-        signal(&live.child, name_);
-        let last = live.json();
-        assert_eq!(
-            (last["final"].as_bool(), last["segments"].as_u64()),
-            (Some(true), Some(0))
-        );
-        let (status, stderr) = live.wait();
-        assert_eq!(status, Some(code), "{stderr}");
-        assert_eq!(stderr, warning);
-    }
-}
-
 // --- prometheus weights ---
 
 /// `--prometheus` with `-m nltk-bleu` and several `--weights`: `bleu_stream_score` keeps its one
@@ -870,5 +736,11 @@ fn signals_during_start_up_have_their_documented_effect() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), code, "SIG{name}: {err}");
         assert!(err.contains("final report"), "SIG{name}: {err}");
+        // SIGUSR1's effect is a running report, even when it came before the run.
+        assert_eq!(
+            err.contains("running report"),
+            name == "USR1",
+            "SIG{name}: {err}"
+        );
     }
 }

@@ -4,6 +4,7 @@ mod architecture;
 mod cli;
 mod compare;
 mod confidence;
+mod follow;
 mod generate;
 mod group_by;
 mod hardening;

@@ -154,7 +154,8 @@ pub struct Args {
 
     /// Read FILE like `tail -F`: keep reading as it grows, and read it again from the start when
     /// it is truncated or replaced (log rotation), with a running report marking the restart.
-    /// Ends on SIGINT/SIGTERM.
+    /// A FIFO is read writer after writer. Not `-` (standard input has no name to reopen: pipe
+    /// live input in without --follow). Ends on SIGINT/SIGTERM.
     #[arg(long, value_name = "FILE", help_heading = "Live monitoring",
           conflicts_with_all = ["files", "refs_files"])]
     pub follow: Option<PathBuf>,
@@ -276,21 +277,22 @@ fn parse_bytes(text: &str) -> Result<usize, String> {
         "G" | "GiB" => 1 << 30,
         _ => return Err(format!("'{text}' is not a size like 65536, 64K or 16M")),
     };
-    number
+    if number.is_empty() {
+        return Err(format!("'{text}' is not a size like 65536, 64K or 16M"));
+    }
+    // Digits only from here: a number that does not fit, or overflows with its unit, is a size
+    // too large, not "not a size" (issue 19, point 9: diagnostics say what is true).
+    match number
         .parse::<usize>()
         .ok()
         .and_then(|n| n.checked_mul(factor))
-        .filter(|&n| n > 0)
-        .ok_or_else(|| format!("'{text}' is not a size like 65536, 64K or 16M"))
-        .and_then(|n| {
-            if n > MAX_LINE_BYTES {
-                Err(format!(
-                    "'{text}' is more than 1G, the longest line accepted"
-                ))
-            } else {
-                Ok(n)
-            }
-        })
+    {
+        Some(0) => Err(format!("'{text}': the limit must be at least 1 byte")),
+        Some(n) if n <= MAX_LINE_BYTES => Ok(n),
+        _ => Err(format!(
+            "'{text}' is more than 1G, the longest line accepted"
+        )),
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -409,6 +411,17 @@ impl Args {
             None => input,
             Some(by) => by.check_input(input, !ref_files.is_empty())?,
         };
+        if let Some(follow) = &self.follow {
+            // `--follow` reopens its file by name after a rotation; standard input has no name
+            // (GNU `tail -F -` refuses it the same way). Live standard input needs no
+            // `--follow`: each line is scored as it arrives.
+            if follow.as_os_str() == "-" {
+                return Err("--follow -: standard input cannot be followed by name; \
+                            pipe live input in without --follow instead \
+                            (`tail -n +1 -F FILE | bleu-stream`: each line is scored as it arrives)"
+                    .to_owned());
+            }
+        }
         let stdin_uses = sources
             .iter()
             .chain(&ref_files)

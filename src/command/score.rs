@@ -170,8 +170,21 @@ fn open(config: &Config) -> Result<Plan, String> {
     };
     if let Some(path) = &config.follow {
         // Fail now, not in the reader thread, if the file cannot be read at all. A file that does
-        // not exist yet is waited for, like `tail -F`.
-        if let Err(e) = std::fs::File::open(path) {
+        // not exist yet is waited for, like `tail -F`. A FIFO is not opened here: opening it
+        // waits for a writer, which the reader thread does (a stop ends that wait).
+        let checked = std::fs::metadata(path).and_then(|meta| {
+            if meta.is_dir() {
+                Err(io::Error::new(
+                    io::ErrorKind::IsADirectory,
+                    "Is a directory",
+                ))
+            } else if meta.is_file() {
+                std::fs::File::open(path).map(drop)
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(e) = checked {
             if e.kind() != io::ErrorKind::NotFound {
                 return Err(format!("{}: {}", path.display(), io_message(&e)));
             }

@@ -77,8 +77,9 @@ pub struct Sink {
     pub report_file: Option<PathBuf>,
     /// `--prometheus`: the latest report in the Prometheus text format, replaced atomically.
     pub prometheus: Option<PathBuf>,
-    /// Reports that could not be written to stderr: the scoring goes on (a closed stderr must
-    /// not stop a daemon), but the run then ends with status 1, not in silence.
+    /// Reports that could not be written to stderr or to a report file: the scoring goes on (a
+    /// closed stderr or a full disk must not stop a daemon), but the run then ends with status
+    /// 1, not in silence (issue 19, point 6).
     pub reports_lost: u64,
 }
 
@@ -157,10 +158,14 @@ impl Sink {
             let mut buf = Vec::new();
             jsonl::corpus_record(report, self.width, &mut buf);
             jsonl::group_records(report, self.width, &mut buf);
-            replace_file(path, &buf);
+            if !replace_file(path, &buf) {
+                self.reports_lost += 1;
+            }
         }
         if let Some(path) = &self.prometheus {
-            replace_file(path, prometheus::render(report).as_bytes());
+            if !replace_file(path, prometheus::render(report).as_bytes()) {
+                self.reports_lost += 1;
+            }
         }
         Ok(())
     }
@@ -176,14 +181,18 @@ impl Sink {
     }
 }
 
-/// Replaces a report file (see [`report_file`]). Failure is a warning: it must not stop the
-/// scoring.
-fn replace_file(path: &Path, contents: &[u8]) {
-    if let Err(e) = report_file::replace(path, contents) {
-        diagnostic(&format!(
-            "warning: cannot write {}: {}",
-            path.display(),
-            crate::diagnostic::io_message(&e)
-        ));
+/// Replaces a report file (see [`report_file`]); false if it could not. Failure is a warning:
+/// it must not stop the scoring (the caller counts the report as lost).
+fn replace_file(path: &Path, contents: &[u8]) -> bool {
+    match report_file::replace(path, contents) {
+        Ok(()) => true,
+        Err(e) => {
+            diagnostic(&format!(
+                "warning: cannot write {}: {}",
+                path.display(),
+                crate::diagnostic::io_message(&e)
+            ));
+            false
+        }
     }
 }

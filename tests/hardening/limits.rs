@@ -18,8 +18,11 @@ fn huge_option_values_are_usage_errors() {
         ),
         (
             &["--max-line-bytes", "99999999999999999999G"][..],
-            "not a size",
+            "more than 1G",
         ),
+        (&["--max-line-bytes", "0"][..], "at least 1 byte"),
+        (&["--max-line-bytes", "12X"][..], "not a size"),
+        (&["--max-line-bytes", "K"][..], "not a size"),
     ] {
         let out = Cmd::new().args(args).stdin(LINE).run();
         assert_eq!(out.code, Some(2), "{args:?}: {}", out.describe());

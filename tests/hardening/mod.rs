@@ -89,3 +89,45 @@ fn jsonl_output_is_always_valid_json() {
     // No raw control character reaches the terminal through a diagnostic either.
     assert!(!out.stderr_str().contains('\u{1b}'), "{}", out.describe());
 }
+
+/// Point 7, raw bytes: invalid UTF-8 anywhere in a JSONL or TSV line (an id, a key, a
+/// hypothesis, a `--group-by` key), with or without `--invalid-utf8 lossy`, in rows, reports
+/// and `--emit stats` documents: every stdout line is still valid JSON (serde_json is strict:
+/// it rejects invalid UTF-8 and lone surrogates), and no raw escape reaches stderr.
+#[test]
+fn jsonl_output_stays_valid_json_with_raw_bytes_anywhere() {
+    let lines: [&[u8]; 6] = [
+        b"{\"hyp\":\"a\",\"ref\":\"a\",\"id\":\"\xff\xfe\x1b\"}\n",
+        b"{\"hyp\":\"a\xff b\",\"ref\":\"a b\"}\n",
+        b"{\"hyp\":\"a\",\"ref\":\"a\",\"\xc0\x80\":1}\n",
+        b"{\"hyp\":\"\xed\xa0\x80\",\"ref\":\"a\",\"id\":\"\\ud800\"}\n",
+        b"{\"hyp\":\"a\",\"ref\":\"a\",\"id\":\"\\u2028\\u0000\"}\n",
+        b"{\"hyp\":\"a b\",\"ref\":\"a b\",\"id\":\"x\"}\n",
+    ];
+    let input: Vec<u8> = lines.concat();
+    let tsv = b"a\xff b\ta b\n\x1b[2J\xfe\tx\na b\ta b\n".to_vec();
+    for (data, args) in [
+        (&input, &["-f", "jsonl"][..]),
+        (&input, &["-f", "jsonl", "--invalid-utf8", "lossy"]),
+        (&input, &["-f", "jsonl", "--group-by", "id"]),
+        (
+            &input,
+            &["-f", "jsonl", "--group-by", "id", "--invalid-utf8", "lossy"],
+        ),
+        (&input, &["--emit", "stats", "--group-by", "id"]),
+        (&tsv, &["-f", "jsonl"]),
+        (&tsv, &["-f", "jsonl", "--invalid-utf8", "lossy"]),
+    ] {
+        let out = Cmd::new().args(args).stdin(data.clone()).run();
+        assert!(!out.stdout.is_empty(), "{args:?}: {}", out.describe());
+        for line in out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            let v: Result<Value, _> = serde_json::from_slice(line);
+            assert!(
+                v.is_ok_and(|v| v.is_object()),
+                "{args:?}: {}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        assert!(!out.stderr.contains(&0x1b), "{args:?}: {}", out.describe());
+    }
+}

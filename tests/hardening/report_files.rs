@@ -191,6 +191,19 @@ fn an_output_that_is_an_input_is_refused() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(fs::read_to_string(&input).unwrap(), INPUT);
+    // So does a file to follow, under each output option.
+    for flag in ["--output", "--report-file", "--prometheus"] {
+        let out = Cmd::new()
+            .arg("--follow")
+            .arg(&input)
+            .arg(flag)
+            .arg(&alias)
+            .stdin("")
+            .run();
+        assert_eq!(out.code, Some(2), "--follow, {flag}: {}", out.describe());
+        assert!(out.stderr_str().contains("same file"), "{}", out.describe());
+        assert_eq!(fs::read_to_string(&input).unwrap(), INPUT);
+    }
     // So does a reference file.
     let out = Cmd::new()
         .arg("-r")
@@ -200,4 +213,49 @@ fn an_output_that_is_an_input_is_refused() {
         .stdin("a b\n")
         .run();
     assert_eq!(out.code, Some(2), "{}", out.describe());
+}
+
+/// What sits at PATH is checked again at every report: a FIFO put there while the daemon runs
+/// is not replaced (nor written to, which would block) but warned about; the scoring goes on,
+/// and the run ends with status 1, as a report that could not be written was lost (point 6).
+#[test]
+fn a_fifo_put_at_the_path_during_the_run_is_refused_and_the_report_counted_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let mut child = Command::new(BIN)
+        .args(["--every", "1", "-f", "jsonl", "--report-file"])
+        .arg(&report)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(INPUT.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !report.exists() {
+        assert!(std::time::Instant::now() < deadline, "no report file");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    fs::remove_file(&report).unwrap();
+    let made = Command::new("mkfifo").arg(&report).status().unwrap();
+    assert!(made.success());
+    stdin.write_all(INPUT.as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // Both lines scored, the final report on stdout.
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (last["final"].as_bool(), last["segments"].as_u64()),
+        (Some(true), Some(2))
+    );
+    // Said at the running report of line 2 and at the final one.
+    let warning = format!("bleu-stream: warning: cannot write {}: ", report.display());
+    assert_eq!(stderr.matches(&warning).count(), 2, "{stderr}");
+    assert!(stderr.contains("is a FIFO"), "{stderr}");
+    assert!(fs::symlink_metadata(&report).unwrap().file_type().is_fifo());
 }

@@ -159,16 +159,14 @@ impl LineReader {
         self.eof = false;
     }
 
-    /// The bytes after the last complete line (a line still being written), taken.
-    pub fn take_partial(&mut self) -> Option<Vec<u8>> {
-        self.skipping = None;
-        if self.start < self.end && !self.find_newline() {
-            let line = strip_cr(&self.buf[self.start..self.end]).to_vec();
-            self.start = self.end;
-            Some(line)
-        } else {
-            None
-        }
+    /// `--follow`: the data ends here for good (the last writer of a FIFO closed it, a rotated
+    /// file is finished). From now on the reader reads no more and is at the end of an ordinary
+    /// stream: [`next_line`](Self::next_line) returns the complete lines still buffered, then a
+    /// last line without newline (checked against `--max-line-bytes` like any other, and
+    /// reported over-long with its full length if its start was skipped), then `None`.
+    pub fn finish(&mut self) {
+        self.follow = false;
+        self.eof = true;
     }
 
     /// Bytes read from the stream so far.

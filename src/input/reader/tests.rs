@@ -258,6 +258,30 @@ fn the_follow_tail_keeps_the_last_bytes_read() {
     }
 }
 
+/// Regression (issue 19, point 5): when a followed file is finished (rotated, or a FIFO's
+/// writer closed it), its last line without newline used to be taken as raw bytes: an
+/// over-long one whose start was skipped vanished, and one just over `--max-line-bytes` was
+/// scored. It is now checked like any last line.
+#[test]
+fn a_finished_followed_stream_checks_its_last_line_like_any_other() {
+    for (data, last) in [
+        (&b"ab\nabcdef"[..], Line::TooLong(6)),
+        (b"ab\nabcd", Line::TooLong(4)),
+        (b"ab\nabc\r", Line::Text(b"abc")),
+    ] {
+        let mut r = LineReader::new(Box::new(data), "test".to_owned())
+            .following()
+            .max_line(3);
+        assert_eq!(r.next_line().unwrap(), Some(Line::Text(b"ab")));
+        // Following: the partial line may still be being written.
+        assert_eq!(r.next_line().unwrap(), None);
+        r.finish();
+        assert!(r.has_line());
+        assert_eq!(r.next_line().unwrap(), Some(last));
+        assert_eq!(r.next_line().unwrap(), None);
+    }
+}
+
 #[test]
 fn recycled_batches_come_back_empty_and_are_reused() {
     let mut batch = Batch {
