@@ -252,6 +252,11 @@ impl Resampler {
             ));
         }
         let lines: Option<(u64, u64)> = crate::metric::saved::field(saved, "lines")?;
+        if let Some((lo, hi)) = lines.filter(|(lo, hi)| lo > hi) {
+            return Err(format!(
+                "resampling statistics: \"lines\" [{lo}, {hi}] is not a range of line numbers"
+            ));
+        }
         if let (Method::Streaming, Some((lo, hi)), Some((mlo, mhi))) =
             (self.settings.method, lines, self.lines)
         {
@@ -272,18 +277,30 @@ impl Resampler {
             if theirs.get("key").and_then(Value::as_str) != Some(m.key()) {
                 return Err(format!("resampling statistics without {}", m.key()));
             }
+            // Each vector is one segment's statistics (bootstrap) or a sum of them with
+            // Poisson weights (replicates): the metric's invariants hold for both.
+            let check = |v: &[u64]| {
+                m.check_vector(v)
+                    .map_err(|e| format!("resampling statistics of {}: {e}", m.key()))
+            };
             match part {
                 Part::Bootstrap(v) => {
                     let flat: Vec<u32> = crate::metric::saved::field(theirs, "vectors")?;
-                    v.extend_from(&Vectors::from_flat(v.width(), flat)?)?;
+                    let theirs = Vectors::from_flat(v.width(), flat)?;
+                    let mut row = Vec::with_capacity(v.width());
+                    for i in 0..theirs.len() {
+                        row.clear();
+                        row.extend(theirs.row(i).iter().map(|&x| u64::from(x)));
+                        check(&row)?;
+                    }
+                    v.extend_from(&theirs)?;
                 }
                 Part::Streaming(r) => {
                     let flat: Vec<u64> = crate::metric::saved::field(theirs, "replicates")?;
-                    r.merge(&Replicates::from_flat(
-                        m.vector_len().unwrap_or(0),
-                        r.count(),
-                        flat,
-                    )?)?;
+                    let width = m.vector_len().unwrap_or(0);
+                    let theirs = Replicates::from_flat(width, r.count(), flat)?;
+                    theirs.as_flat().chunks_exact(width).try_for_each(check)?;
+                    r.merge(&theirs)?;
                 }
             }
         }

@@ -29,3 +29,35 @@ pub fn write_stderr(bytes: &[u8]) -> io::Result<()> {
     let fd = io::stderr().as_fd().try_clone_to_owned()?;
     File::from(fd).write_all(bytes)
 }
+
+/// `text` with every control character (and every bidirectional override, which reorders what a
+/// terminal shows) escaped as `\u{…}`: diagnostics that quote a file's contents (a metric key of
+/// a stats document, say) must not let the file drive the terminal.
+pub fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char =
+        |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if !text.chars().any(unsafe_char) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn control_characters_and_bidi_overrides_are_escaped() {
+        assert_eq!(super::escaped("a b: c"), "a b: c");
+        assert_eq!(
+            super::escaped("x\u{1b}[2J\n\u{202e}y\u{7f}"),
+            "x\\u{1b}[2J\\u{a}\\u{202e}y\\u{7f}"
+        );
+    }
+}

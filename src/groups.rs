@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::confidence::{self, Resampler, SavedResampling};
-use crate::metric::DynMetric;
+use crate::metric::{saved, DynMetric};
 use crate::output::GroupReport;
 
 /// `--max-groups` by default.
@@ -161,18 +161,20 @@ impl Groups {
             .as_array()
             .ok_or("\"groups\" is not an array of group statistics")?;
         for (n, part) in list.iter().enumerate() {
-            let key = part.get("group").unwrap_or(&Value::Null);
+            let obj = part
+                .as_object()
+                .ok_or_else(|| format!("group {}: not an object", n + 1))?;
+            let key = obj.get("group").unwrap_or(&Value::Null);
             if !(key.is_string() || key.is_number()) {
                 return Err(format!(
                     "group {}: its key must be a string or a number",
                     n + 1
                 ));
             }
+            // JSON text: any control character in a string key comes out escaped.
             let key_text = key.to_string();
             let count = |field: &str| {
-                part.get(field)
-                    .and_then(Value::as_u64)
-                    .ok_or_else(|| format!("group {key_text} without \"{field}\""))
+                saved::count_field(obj, field).map_err(|e| format!("group {key_text}: {e}"))
             };
             let (segments, bad_lines) = (count("segments")?, count("bad_lines")?);
             let parts = part
@@ -202,14 +204,11 @@ impl Groups {
                     ))
                 }
             }
-            group.segments = group
-                .segments
-                .checked_add(segments)
-                .ok_or("segment count overflows")?;
-            group.bad_lines = group
-                .bad_lines
-                .checked_add(bad_lines)
-                .ok_or("bad-line count overflows")?;
+            let sum = |a, b, what| {
+                saved::add_count(a, b, what).map_err(|e| format!("group {key_text}: {e}"))
+            };
+            group.segments = sum(group.segments, segments, "segments")?;
+            group.bad_lines = sum(group.bad_lines, bad_lines, "bad_lines")?;
         }
         Ok(())
     }

@@ -22,6 +22,7 @@ pub mod pipeline;
 pub mod signals;
 pub mod significance;
 pub mod stats;
+pub mod stats_stream;
 pub mod status;
 pub mod tokenize;
 pub mod unicode;

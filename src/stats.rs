@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use crate::confidence::{Resampler, SavedResampling};
 use crate::groups::{Groups, SavedGroup};
-use crate::metric::DynMetric;
+use crate::metric::{saved, DynMetric};
 use crate::output::CorpusReport;
 
 /// The `format` of a stats document.
@@ -158,6 +158,37 @@ fn describe_framing(f: &Value) -> String {
     }
 }
 
+/// Checks a document's `framing` (`null`, or what [`crate::input::Framing::record`] writes).
+fn check_framing(framing: &Value) -> Result<(), String> {
+    let Some(f) = framing.as_object() else {
+        return match framing {
+            Value::Null => Ok(()),
+            _ => Err(format!("\"framing\" is {framing}, not an object")),
+        };
+    };
+    let refs_ok = |refs: Option<&Value>| match refs {
+        Some(Value::String(s)) => s == "any",
+        Some(n) => n
+            .as_u64()
+            .is_some_and(|n| (1..=crate::input::MAX_REFS as u64).contains(&n)),
+        None => false,
+    };
+    let ok = match f.get("input").and_then(Value::as_str) {
+        Some("tsv" | "jsonl") => f.len() == 2 && refs_ok(f.get("refs")),
+        Some("parallel") => f.len() == 1,
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "\"framing\" is {framing}, not a framing bleu-stream records (input tsv or jsonl \
+             with refs 1 to {} or \"any\", or input parallel)",
+            crate::input::MAX_REFS
+        ))
+    }
+}
+
 /// The header of a document, checked.
 struct Header<'a> {
     keys: Vec<&'a str>,
@@ -176,20 +207,27 @@ fn header(doc: &Value) -> Result<Header<'_>, String> {
             "not a stats document (no \"format\": \"{FORMAT}\"; write one with --emit stats)"
         ));
     }
-    match obj.get("version").and_then(Value::as_u64) {
-        Some(VERSION | GROUPED_VERSION) => {}
+    let version = match obj.get("version").and_then(Value::as_u64) {
+        Some(v @ (VERSION | GROUPED_VERSION)) => v,
         Some(v) => {
             return Err(format!(
                 "stats format version {v}, but this bleu-stream reads version {VERSION}"
             ))
         }
         None => return Err("stats document without a version".to_owned()),
-    }
-    let count = |key: &str| {
-        obj.get(key)
-            .and_then(Value::as_u64)
-            .ok_or_else(|| format!("stats document without \"{key}\""))
     };
+    // Version 3 is exactly the documents with groups: a version-2 reader must not meet them.
+    if (version == GROUPED_VERSION) != obj.contains_key("group_by") {
+        return Err(format!(
+            "stats format version {version} {} \"group_by\"",
+            if version == GROUPED_VERSION {
+                "without"
+            } else {
+                "with"
+            }
+        ));
+    }
+    check_framing(obj.get("framing").unwrap_or(&Value::Null))?;
     let parts = obj
         .get("metrics")
         .and_then(Value::as_array)
@@ -198,11 +236,14 @@ fn header(doc: &Value) -> Result<Header<'_>, String> {
     let mut keys = Vec::new();
     let mut configs = Vec::new();
     for p in parts {
-        keys.push(
-            p.get("key")
-                .and_then(Value::as_str)
-                .ok_or("metric statistics without a key")?,
-        );
+        let key = p
+            .get("key")
+            .and_then(Value::as_str)
+            .ok_or("metric statistics without a key")?;
+        if keys.contains(&key) {
+            return Err(format!("metric {key} listed twice"));
+        }
+        keys.push(key);
         configs.push(
             p.get("config")
                 .filter(|c| c.is_object())
@@ -212,8 +253,8 @@ fn header(doc: &Value) -> Result<Header<'_>, String> {
     Ok(Header {
         keys,
         configs,
-        segments: count("segments")?,
-        bad_lines: count("bad_lines")?,
+        segments: saved::count_field(obj, "segments")?,
+        bad_lines: saved::count_field(obj, "bad_lines")?,
         parts,
     })
 }
@@ -353,8 +394,8 @@ impl Merged {
                 .ok_or_else(|| format!("{} statistics missing", m.key()))?;
             m.merge_saved(t.as_mut(), stats)?;
         }
-        self.segments += h.segments;
-        self.bad_lines += h.bad_lines;
+        self.segments = saved::add_count(self.segments, h.segments, "segments")?;
+        self.bad_lines = saved::add_count(self.bad_lines, h.bad_lines, "bad_lines")?;
         Ok(())
     }
 

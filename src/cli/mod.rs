@@ -266,6 +266,12 @@ fn parse_refs(text: &str) -> Result<Refs, String> {
 
 /// `--max-line-bytes`: a number with an optional K, M or G (powers of 1024).
 fn parse_bytes(text: &str) -> Result<usize, String> {
+    parse_size(text, MAX_LINE_BYTES, "the longest line accepted")
+}
+
+/// A size option (`--max-line-bytes`, `merge --max-document-bytes`): a positive number with
+/// an optional K, M or G (powers of 1024), at most `max` (`max_means` says what it is).
+pub fn parse_size(text: &str, max: usize, max_means: &str) -> Result<usize, String> {
     let (number, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
         Some((i, _)) => text.split_at(i),
         None => (text, ""),
@@ -288,10 +294,14 @@ fn parse_bytes(text: &str) -> Result<usize, String> {
         .and_then(|n| n.checked_mul(factor))
     {
         Some(0) => Err(format!("'{text}': the limit must be at least 1 byte")),
-        Some(n) if n <= MAX_LINE_BYTES => Ok(n),
-        _ => Err(format!(
-            "'{text}' is more than 1G, the longest line accepted"
-        )),
+        Some(n) if n <= max => Ok(n),
+        _ => {
+            let shown = match max % (1 << 30) {
+                0 => format!("{}G", max >> 30),
+                _ => max.to_string(),
+            };
+            Err(format!("'{text}' is more than {shown}, {max_means}"))
+        }
     }
 }
 

@@ -7,14 +7,13 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use crossbeam_channel::{bounded, Sender};
-use serde_json::{Deserializer, Value};
 
 use crate::cli::FormatArg;
-use crate::diagnostic::diagnostic;
-use crate::diagnostic::io_message;
+use crate::diagnostic::{diagnostic, escaped, io_message};
 use crate::gate::Gate;
 use crate::output::{Format, Mode, OutputStream, Sink};
 use crate::stats::Merged;
+use crate::stats_stream::{begins, Document, Documents, StreamError, MAX_DOCUMENT_BYTES};
 use crate::status;
 
 const AFTER_HELP: &str = "\
@@ -75,6 +74,12 @@ pub struct MergeArgs {
     /// better when lower: TER).
     #[arg(long, value_name = "X")]
     pub fail_over: Option<f64>,
+
+    /// Longest stats document accepted, in bytes (suffixes K, M, G: binary multiples; at most
+    /// 1G, the default): a longer one is an error, found before more than that is held.
+    #[arg(long, value_name = "BYTES", default_value = "1G",
+          value_parser = |t: &str| crate::cli::parse_size(t, MAX_DOCUMENT_BYTES, "the longest document accepted"))]
+    pub max_document_bytes: usize,
 }
 
 /// Runs `bleu-stream merge` (`args` includes the program name and `merge`).
@@ -97,13 +102,13 @@ fn run(args: &MergeArgs) -> u8 {
     let merged = match read_all(args) {
         Ok(merged) => merged,
         Err((code, message)) => {
-            diagnostic(&format!("error: {message}"));
+            error(&message);
             return code;
         }
     };
     if let Some(first) = merged.metrics.first() {
         if let Err(message) = gate.check(first.key(), first.lower_is_better()) {
-            diagnostic(&format!("error: {message}"));
+            error(&message);
             return status::USAGE;
         }
     }
@@ -112,7 +117,7 @@ fn run(args: &MergeArgs) -> u8 {
         let doc = match merged.document() {
             Ok(doc) => doc,
             Err(message) => {
-                diagnostic(&format!("error: {message}"));
+                error(&message);
                 return status::USAGE;
             }
         };
@@ -123,7 +128,7 @@ fn run(args: &MergeArgs) -> u8 {
         return finish_write(written);
     }
     if let Some(why) = merged.refusal() {
-        diagnostic(&format!("error: cannot merge exactly: {why}"));
+        error(&format!("cannot merge exactly: {why}"));
         return status::USAGE;
     }
     let report = merged.report();
@@ -145,12 +150,18 @@ fn run(args: &MergeArgs) -> u8 {
     gate.status(&report)
 }
 
+/// An error diagnostic. Messages quote documents (metric keys, settings, serde's own messages
+/// with the offending text) and file names: every one is escaped ([`escaped`]).
+fn error(message: &str) {
+    diagnostic(&format!("error: {}", escaped(message)));
+}
+
 fn finish_write(result: io::Result<()>) -> u8 {
     match result {
         Ok(()) => status::OK,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => status::OK,
         Err(e) => {
-            diagnostic(&format!("error: writing output: {}", io_message(&e)));
+            error(&format!("writing output: {}", io_message(&e)));
             status::IO
         }
     }
@@ -158,12 +169,8 @@ fn finish_write(result: io::Result<()>) -> u8 {
 
 /// What the reading thread hands to the merging one.
 enum Item {
-    /// Document `number` (from 1) of `files[file]`.
-    Doc {
-        file: usize,
-        number: usize,
-        doc: Value,
-    },
+    /// A document of `files[file]`.
+    Doc { file: usize, doc: Document },
     /// Reading stopped: exit status and message.
     Failed(u8, String),
     /// Every document has been read.
@@ -172,7 +179,8 @@ enum Item {
 
 /// Reads and sums every document of every file, in order. A thread reads and parses the
 /// documents one at a time while this one merges them (parsing is about half of the work for
-/// NIST's tables), through a short queue: a stream of many documents is never held whole.
+/// NIST's tables), through a short queue: a file or stream of many documents is never held
+/// whole ([`Documents`]).
 fn read_all(args: &MergeArgs) -> Result<Merged, (u8, String)> {
     let files = if args.files.is_empty() {
         vec!["-".to_owned()]
@@ -187,13 +195,14 @@ fn read_all(args: &MergeArgs) -> Result<Merged, (u8, String)> {
     }
     let names: Vec<String> = files.iter().map(|f| display_name(f)).collect();
     let (tx, rx) = bounded::<Item>(4);
+    let max = args.max_document_bytes;
     // Not scoped: after an error the merge ends at once, even while the reader still waits for
     // standard input.
-    std::thread::spawn(move || read_documents(&files, &tx));
+    std::thread::spawn(move || read_documents(&files, max, &tx));
     let mut merged: Option<Merged> = None;
     loop {
-        let (file, number, doc) = match rx.recv() {
-            Ok(Item::Doc { file, number, doc }) => (file, number, doc),
+        let (file, doc) = match rx.recv() {
+            Ok(Item::Doc { file, doc }) => (file, doc),
             Ok(Item::Failed(code, message)) => return Err((code, message)),
             Ok(Item::End) => break,
             Err(_) => return Err((status::IO, "reading the documents failed".to_owned())),
@@ -201,14 +210,19 @@ fn read_all(args: &MergeArgs) -> Result<Merged, (u8, String)> {
         let context = |m: String| {
             (
                 status::USAGE,
-                format!("{}: document {number}: {m}", names[file]),
+                format!(
+                    "{}: document {}: {m} {}",
+                    names[file],
+                    doc.number,
+                    begins(doc.line)
+                ),
             )
         };
         let m = match &mut merged {
             Some(m) => m,
-            None => merged.insert(Merged::new(&doc).map_err(context)?),
+            None => merged.insert(Merged::new(&doc.value).map_err(context)?),
         };
-        m.add(&doc).map_err(context)?;
+        m.add(&doc.value).map_err(context)?;
     }
     Ok(merged.expect("every file holds a document"))
 }
@@ -224,19 +238,14 @@ fn display_name(file: &str) -> String {
 
 /// The reading thread: every document of every file, in order, then [`Item::End`]; stops at
 /// the first error (or when the merging thread has stopped).
-fn read_documents(files: &[String], tx: &Sender<Item>) {
+fn read_documents(files: &[String], max: usize, tx: &Sender<Item>) {
     for (index, file) in files.iter().enumerate() {
         let name = display_name(file);
         let sent = if file == "-" {
-            send_stream(index, &name, &mut io::stdin().lock(), tx)
+            send_stream(index, &name, io::stdin().lock(), max, tx)
         } else {
-            match std::fs::read(file) {
-                Ok(text) => match send_documents(index, &name, &text, true, 0, tx) {
-                    Ok(Sent::Count(0)) => Err(no_documents(&name)),
-                    Ok(Sent::Count(_)) => Ok(true),
-                    Ok(_) => Ok(false),
-                    Err(e) => Err(e),
-                },
+            match std::fs::File::open(file) {
+                Ok(f) => send_stream(index, &name, f, max, tx),
                 Err(e) => Err((status::IO, format!("{name}: {}", io_message(&e)))),
             }
         };
@@ -252,113 +261,36 @@ fn read_documents(files: &[String], tx: &Sender<Item>) {
     let _ = tx.send(Item::End);
 }
 
-fn no_documents(name: &str) -> (u8, String) {
-    // Every `--emit stats` writes a document, even for empty input: an empty file is a shard
-    // whose run failed, and summing without it would be silently wrong.
-    (
-        status::USAGE,
-        format!("{name}: no stats documents (write them with --emit stats)"),
-    )
-}
-
-/// What [`send_documents`] did with a piece of text.
-enum Sent {
-    /// Sent this many documents (the piece ended with white space, or at the end of input).
-    Count(usize),
-    /// Sent this many documents; the rest, from byte `.1`, is the start of another.
-    Partial(usize, usize),
-    /// The merging thread is gone.
-    Stopped,
-}
-
-/// Parses and sends the documents of `text`, numbered after `before`; `last`: `text` ends the
-/// input, so a document cut short is invalid JSON rather than [`Sent::Partial`].
-fn send_documents(
-    file: usize,
-    name: &str,
-    text: &[u8],
-    last: bool,
-    before: usize,
-    tx: &Sender<Item>,
-) -> Result<Sent, (u8, String)> {
-    let mut docs = Deserializer::from_slice(text).into_iter::<Value>();
-    let mut number = before;
-    loop {
-        let start = docs.byte_offset();
-        match docs.next() {
-            None => return Ok(Sent::Count(number - before)),
-            Some(Ok(doc)) => {
-                number += 1;
-                if tx.send(Item::Doc { file, number, doc }).is_err() {
-                    return Ok(Sent::Stopped);
-                }
-            }
-            Some(Err(e)) if e.is_eof() && !last => {
-                return Ok(Sent::Partial(number - before, start))
-            }
-            Some(Err(e)) => {
-                return Err((
-                    status::USAGE,
-                    format!("{name}: document {}: invalid JSON: {e}", number + 1),
-                ))
-            }
-        }
-    }
-}
-
-/// Sends the documents of a stream as they arrive, holding at most about one document's text
-/// and a read block (a stream of a thousand shards' documents is never held whole). `Ok(false)`
-/// when the merging thread is gone.
+/// Sends the documents of one file as they are read; `Ok(false)` when the merging thread is
+/// gone.
 fn send_stream(
     file: usize,
     name: &str,
-    input: &mut dyn io::Read,
+    input: impl io::Read,
+    max: usize,
     tx: &Sender<Item>,
 ) -> Result<bool, (u8, String)> {
-    const BLOCK: usize = 1 << 20;
-    let mut buf: Vec<u8> = Vec::with_capacity(2 * BLOCK);
-    let mut sent = 0;
-    // A document cut by the end of the buffer is parsed again from its start once the buffer
-    // has doubled, so that a huge document costs linear time.
-    let mut retry_at = 0;
-    loop {
-        // Fill a block (a pipe hands over 64 KiB at a time) or reach the end.
-        let mut len = buf.len();
-        buf.resize(len + BLOCK, 0);
-        let mut last = false;
-        while len < buf.len() {
-            match input.read(&mut buf[len..]) {
-                Ok(0) => {
-                    last = true;
-                    break;
+    let mut docs = Documents::new(input, max);
+    for doc in &mut docs {
+        match doc {
+            Ok(doc) => {
+                if tx.send(Item::Doc { file, doc }).is_err() {
+                    return Ok(false);
                 }
-                Ok(n) => len += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err((status::IO, format!("{name}: {}", io_message(&e)))),
             }
-        }
-        buf.truncate(len);
-        if !last && buf.len() < retry_at {
-            continue;
-        }
-        match send_documents(file, name, &buf, last, sent, tx)? {
-            Sent::Count(k) => {
-                sent += k;
-                buf.clear();
+            Err(StreamError::Io(e)) => {
+                return Err((status::IO, format!("{name}: {}", io_message(&e))))
             }
-            Sent::Partial(k, rest) => {
-                sent += k;
-                buf.drain(..rest);
-                retry_at = 2 * buf.len();
-            }
-            Sent::Stopped => return Ok(false),
-        }
-        if last {
-            return if sent == 0 {
-                Err(no_documents(name))
-            } else {
-                Ok(true)
-            };
+            Err(StreamError::Invalid(m)) => return Err((status::USAGE, format!("{name}: {m}"))),
         }
     }
+    if docs.read_so_far() == 0 {
+        // Every `--emit stats` writes a document, even for empty input: an empty file is a
+        // shard whose run failed, and summing without it would be silently wrong.
+        return Err((
+            status::USAGE,
+            format!("{name}: no stats documents (write them with --emit stats)"),
+        ));
+    }
+    Ok(true)
 }

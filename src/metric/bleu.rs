@@ -504,8 +504,53 @@ impl Metric for Bleu {
 
     fn merge_saved(&self, totals: &mut BleuTotals, saved: &Value) -> Result<(), String> {
         let counts: Vec<u64> = saved::field(saved, "counts")?;
+        let nrefs = saved::field(saved, "nrefs")?;
+        saved::check_nrefs(nrefs, "BLEU statistics")?;
+        if counts.len() == totals.counts.len() {
+            self.check_vector(&counts)?;
+        }
         saved::add_counts(&mut totals.counts, &counts, "BLEU counts")?;
-        totals.nrefs.merge(saved::field(saved, "nrefs")?);
+        totals.nrefs.merge(nrefs);
+        Ok(())
+    }
+
+    /// What [`stats`](Bleu::stats) makes of every segment, and so of any sum of segments:
+    /// `[hyp_len, ref_len, matches…, totals…]` with the order-1 total the hypothesis length,
+    /// each order's total at most the previous one's (a segment of L words has L − n + 1
+    /// n-grams), and clipped matches at most the total of their order.
+    fn check_vector(&self, v: &[u64]) -> Result<(), String> {
+        let n = self.config.max_ngram_order;
+        if v.len() != 2 + 2 * n {
+            return Err(format!(
+                "BLEU statistics: {} numbers, not {}",
+                v.len(),
+                2 + 2 * n
+            ));
+        }
+        let (matches, totals) = v[2..].split_at(n);
+        if totals[0] != v[0] {
+            return Err(format!(
+                "inconsistent statistics: BLEU unigram total {} is not the hypothesis length {}",
+                totals[0], v[0]
+            ));
+        }
+        for order in 1..=n {
+            saved::at_most(
+                matches[order - 1],
+                totals[order - 1],
+                &format!("BLEU order-{order} matches above the order-{order} total"),
+            )?;
+            if order > 1 {
+                saved::at_most(
+                    totals[order - 1],
+                    totals[order - 2],
+                    &format!(
+                        "BLEU order-{order} total above the order-{} total",
+                        order - 1
+                    ),
+                )?;
+            }
+        }
         Ok(())
     }
 

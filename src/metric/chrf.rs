@@ -426,8 +426,57 @@ impl Metric for Chrf {
 
     fn merge_saved(&self, totals: &mut ChrfTotals, saved: &Value) -> Result<(), String> {
         let counts: Vec<u64> = saved::field(saved, "counts")?;
+        let nrefs = saved::field(saved, "nrefs")?;
+        saved::check_nrefs(nrefs, "chrF statistics")?;
+        if counts.len() == totals.counts.len() {
+            self.check_vector(&counts)?;
+        }
         saved::add_counts(&mut totals.counts, &counts, "chrF counts")?;
-        totals.nrefs.merge(saved::field(saved, "nrefs")?);
+        totals.nrefs.merge(nrefs);
+        Ok(())
+    }
+
+    /// What [`stats`](Chrf::stats) makes of every segment, and so of any sum of segments: per
+    /// order `[hyp, ref, match]` with the matches at most either count (`order_triple` clips
+    /// them), and, among the character orders and among the word orders, each order's counts
+    /// at most the previous one's (L − n + 1 n-grams of a sequence of L; the hypothesis count
+    /// is 0 when the reference has no n-gram of the order, which then holds for higher orders
+    /// too).
+    fn check_vector(&self, v: &[u64]) -> Result<(), String> {
+        let orders = self.orders();
+        if v.len() != 3 * orders {
+            return Err(format!(
+                "chrF statistics: {} numbers, not {}",
+                v.len(),
+                3 * orders
+            ));
+        }
+        let chars = self.config.char_order;
+        for (i, t) in v.chunks_exact(3).enumerate() {
+            let (kind, order) = if i < chars {
+                ("character", i + 1)
+            } else {
+                ("word", i - chars + 1)
+            };
+            saved::at_most(
+                t[2],
+                t[0].min(t[1]),
+                &format!("chrF {kind} order-{order} matches above its n-gram counts"),
+            )?;
+            if order > 1 {
+                let before = &v[3 * (i - 1)..3 * i];
+                for (j, side) in ["hypothesis", "reference"].into_iter().enumerate() {
+                    saved::at_most(
+                        t[j],
+                        before[j],
+                        &format!(
+                            "chrF {kind} order-{order} {side} count above the order-{} one",
+                            order - 1
+                        ),
+                    )?;
+                }
+            }
+        }
         Ok(())
     }
 

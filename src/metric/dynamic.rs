@@ -68,6 +68,8 @@ pub trait DynMetric: Send + Sync {
     fn vector_len(&self) -> Option<usize>;
     /// Writes the vector form of entry `index` of `batch` (see [`Metric::stats_vector`]).
     fn batch_vector(&self, batch: &(dyn Any + Send), index: usize, out: &mut [u64]);
+    /// See [`Metric::check_vector`].
+    fn check_vector(&self, vector: &[u64]) -> Result<(), String>;
     /// See [`Metric::score_vector`].
     fn score_vector(&self, sums: &[u64]) -> f64;
 }
@@ -178,6 +180,10 @@ impl<M: Metric> DynMetric for M {
 
     fn batch_vector(&self, batch: &(dyn Any + Send), index: usize, out: &mut [u64]) {
         self.stats_vector(stats::<M>(batch, index), out);
+    }
+
+    fn check_vector(&self, vector: &[u64]) -> Result<(), String> {
+        Metric::check_vector(self, vector)
     }
 
     fn score_vector(&self, sums: &[u64]) -> f64 {

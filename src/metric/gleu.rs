@@ -15,7 +15,7 @@ use super::nltk_bleu::NLTK_VERSION;
 use super::options::CommonArgs;
 use super::registry::Registered;
 use super::score::{self, Piece, Score};
-use super::Metric;
+use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{overlap, NgramIds, NgramIndex};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
@@ -319,16 +319,21 @@ impl Metric for Gleu {
 
     fn merge_saved(&self, totals: &mut GleuTotals, saved: &Value) -> Result<(), String> {
         let other = GleuTotals::deserialize(saved).map_err(|e| format!("GLEU statistics: {e}"))?;
-        totals.matches = totals
-            .matches
-            .checked_add(other.matches)
-            .ok_or("GLEU statistics: sum overflows 64 bits")?;
-        totals.total = totals
-            .total
-            .checked_add(other.total)
-            .ok_or("GLEU statistics: sum overflows 64 bits")?;
+        saved::check_nrefs(other.nrefs, "GLEU statistics")?;
+        self.check_vector(&[other.matches, other.total])?;
+        saved::add_to(&mut totals.matches, other.matches, "GLEU statistics")?;
+        saved::add_to(&mut totals.total, other.total, "GLEU statistics")?;
         totals.nrefs.merge(other.nrefs);
         Ok(())
+    }
+
+    /// A segment's `tp` counts n-grams of both sides, `n_all` is the larger side's count: the
+    /// matches are at most the total, in any sum of segments.
+    fn check_vector(&self, v: &[u64]) -> Result<(), String> {
+        match v {
+            &[matches, total] => saved::at_most(matches, total, "GLEU matches above the total"),
+            _ => Err(format!("GLEU statistics: {} numbers, not 2", v.len())),
+        }
     }
 
     /// NLTK `corpus_gleu`'s sums `(n_match, n_all)` (a sentence without n-grams adds nothing).

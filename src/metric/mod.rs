@@ -109,6 +109,13 @@ pub trait Metric: Send + Sync + 'static {
     fn vector_len(&self) -> Option<usize> {
         None
     }
+    /// Checks a vector of a stats document's resampling part (`merge`): one segment's vector
+    /// (bootstrap) or a sum of them with non-negative integer weights (streaming replicates), so
+    /// the invariants of [`stats_vector`](Metric::stats_vector) that such sums keep — e.g.
+    /// BLEU's matches at most its n-gram counts — must hold. `Err` names the broken one.
+    fn check_vector(&self, _vector: &[u64]) -> Result<(), String> {
+        Ok(())
+    }
     /// Writes the vector form of `stats` into `out` (`vector_len` long).
     fn stats_vector(&self, _stats: &Self::Stats, _out: &mut [u64]) {
         unreachable!("stats_vector of a metric without a vector form")
@@ -130,6 +137,61 @@ pub mod saved {
             .get(key)
             .ok_or_else(|| format!("statistics without \"{key}\""))?;
         T::deserialize(value).map_err(|e| format!("statistics field \"{key}\": {e}"))
+    }
+
+    /// The most segments (and bad lines) a document may count, alone or merged: 2^53, the largest
+    /// count every JSON reader keeps exactly (as `--first-line`); a count near 2^64 is a forged or
+    /// corrupt document, and printed by a reader of signed integers it would read as negative.
+    pub const MAX_COUNT: u64 = 1 << 53;
+
+    /// A count of a document (`segments`, `bad_lines`), checked: a non-negative integer up to
+    /// [`MAX_COUNT`]; the message says what the field holds instead.
+    pub fn count_field(obj: &serde_json::Map<String, Value>, key: &str) -> Result<u64, String> {
+        match obj.get(key) {
+            None => Err(format!("stats document without \"{key}\"")),
+            Some(v) => match v.as_u64() {
+                Some(n) if n <= MAX_COUNT => Ok(n),
+                _ => Err(format!(
+                    "\"{key}\" is {v}, not a count (an integer from 0 to {MAX_COUNT})"
+                )),
+            },
+        }
+    }
+
+    /// `a + b` of counts, at most [`MAX_COUNT`].
+    pub fn add_count(a: u64, b: u64, what: &str) -> Result<u64, String> {
+        a.checked_add(b)
+            .filter(|&n| n <= MAX_COUNT)
+            .ok_or_else(|| format!("{what}: the sum exceeds {MAX_COUNT}"))
+    }
+
+    /// `*into += other`, or an error naming `what` when the sum overflows 64 bits.
+    pub fn add_to(into: &mut u64, other: u64, what: &str) -> Result<(), String> {
+        *into = into
+            .checked_add(other)
+            .ok_or_else(|| format!("{what}: sum overflows 64 bits"))?;
+        Ok(())
+    }
+
+    /// Checks a saved reference-count range (`nrefs`): smallest first, at most
+    /// [`MAX_REFS`](crate::input::MAX_REFS).
+    pub fn check_nrefs(nrefs: crate::input::RefCounts, what: &str) -> Result<(), String> {
+        match nrefs.range() {
+            Some((lo, hi)) if lo > hi || hi > crate::input::MAX_REFS => Err(format!(
+                "{what}: \"nrefs\" [{lo}, {hi}] is not a range of reference counts (0 to {})",
+                crate::input::MAX_REFS
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The invariant `small <= big` of statistics (`what` names both).
+    pub fn at_most(small: u64, big: u64, what: &str) -> Result<(), String> {
+        if small <= big {
+            Ok(())
+        } else {
+            Err(format!("inconsistent statistics: {what} ({small} > {big})"))
+        }
     }
 
     /// Adds `other` to `into` element-wise; both must have the same length.

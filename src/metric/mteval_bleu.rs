@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::options::CommonArgs;
 use super::registry::Registered;
 use super::score::{self, Piece, Score};
-use super::Metric;
+use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::mteval::{MtevalScratch, MtevalTokenizer};
@@ -333,9 +333,36 @@ impl Metric for MtevalBleu {
     }
 
     fn merge_saved(&self, totals: &mut MtevalBleuStats, saved: &Value) -> Result<(), String> {
-        let other = <MtevalBleuStats as serde::Deserialize>::deserialize(saved)
+        let o = <MtevalBleuStats as serde::Deserialize>::deserialize(saved)
             .map_err(|e| format!("mteval BLEU statistics: {e}"))?;
-        Metric::add(self, totals, &other);
+        // What `stats` makes of every segment, and so of any sum: each order has at most the
+        // previous order's n-grams (L − n + 1 of L words), and clipped matches are at most the
+        // n-grams of their order.
+        saved::check_nrefs(o.nrefs, "mteval BLEU statistics")?;
+        for n in 0..ORDER {
+            saved::at_most(
+                o.matches[n],
+                o.totals[n],
+                &format!("mteval BLEU order-{} matches above the total", n + 1),
+            )?;
+            if n > 0 {
+                saved::at_most(
+                    o.totals[n],
+                    o.totals[n - 1],
+                    &format!(
+                        "mteval BLEU order-{} total above the order-{n} total",
+                        n + 1
+                    ),
+                )?;
+            }
+        }
+        let what = "mteval BLEU statistics";
+        for n in 0..ORDER {
+            saved::add_to(&mut totals.matches[n], o.matches[n], what)?;
+            saved::add_to(&mut totals.totals[n], o.totals[n], what)?;
+        }
+        saved::add_to(&mut totals.ref_len, o.ref_len, what)?;
+        totals.nrefs.merge(o.nrefs);
         Ok(())
     }
 

@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::options::CommonArgs;
 use super::registry::Registered;
 use super::score::{self, Piece, Score};
-use super::Metric;
+use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{AsciiSpace, Scratch, Tokenizer, Tokens};
@@ -460,9 +460,41 @@ impl Metric for MultiBleu {
     }
 
     fn merge_saved(&self, totals: &mut MultiBleuStats, saved: &Value) -> Result<(), String> {
-        let other = <MultiBleuStats as serde::Deserialize>::deserialize(saved)
+        let o = <MultiBleuStats as serde::Deserialize>::deserialize(saved)
             .map_err(|e| format!("multi-bleu statistics: {e}"))?;
-        Metric::add(self, totals, &other);
+        // What `stats` makes of every segment, and so of any sum: `$TOTAL[1]` is the
+        // translation length, each order has at most the previous order's n-grams (L − n + 1
+        // of L words), and clipped matches are at most the n-grams of their order.
+        saved::check_nrefs(o.nrefs, "multi-bleu statistics")?;
+        if o.total[0] != o.hyp_len {
+            return Err(format!(
+                "inconsistent statistics: multi-bleu unigram total {} is not the translation \
+                 length {}",
+                o.total[0], o.hyp_len
+            ));
+        }
+        for n in 0..4 {
+            saved::at_most(
+                o.correct[n],
+                o.total[n],
+                &format!("multi-bleu order-{} matches above the total", n + 1),
+            )?;
+            if n > 0 {
+                saved::at_most(
+                    o.total[n],
+                    o.total[n - 1],
+                    &format!("multi-bleu order-{} total above the order-{n} total", n + 1),
+                )?;
+            }
+        }
+        let what = "multi-bleu statistics";
+        for n in 0..4 {
+            saved::add_to(&mut totals.correct[n], o.correct[n], what)?;
+            saved::add_to(&mut totals.total[n], o.total[n], what)?;
+        }
+        saved::add_to(&mut totals.hyp_len, o.hyp_len, what)?;
+        saved::add_to(&mut totals.ref_len, o.ref_len, what)?;
+        totals.nrefs.merge(o.nrefs);
         Ok(())
     }
 

@@ -103,9 +103,13 @@ impl Replicates {
                 other.count, other.width, self.count, self.width
             ));
         }
-        for (s, &o) in self.sums.iter_mut().zip(&other.sums) {
-            *s = s.wrapping_add(o);
+        // Checked: a wrapped sum would be a plausible wrong interval (a merged stats document
+        // can hold any numbers).
+        let mut sums = self.sums.clone();
+        for (s, &o) in sums.iter_mut().zip(&other.sums) {
+            *s = s.checked_add(o).ok_or("replicate sums overflow 64 bits")?;
         }
+        self.sums = sums;
         Ok(())
     }
 

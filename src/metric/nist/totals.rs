@@ -1,6 +1,7 @@
 //! Running corpus totals: the table, the match counts, NLTK's per-segment data, and their
 //! stats-document form (`merge`).
 
+use rustc_hash::FxHashSet;
 use serde_json::Value;
 
 use crate::input::RefCounts;
@@ -122,6 +123,14 @@ impl NistTotals {
     /// Adds saved statistics of segments that follow those in `self` (see [`save`]). The
     /// saved table is interned in its id order, so ids and the first-match order come out as
     /// one run over both parts would make them, and every report is bit-identical.
+    ///
+    /// Everything is checked before it is added, against how [`Nist::add`](super::Nist) builds
+    /// the totals: the table lists distinct n-grams of orders 1..=N, each after its prefix,
+    /// each seen in a reference (`C(g) ≥ 1`, and `C(prefix) ≥ C(g)`: every occurrence has its
+    /// prefix at the same place); unigram counts add up to at most the reference words;
+    /// matches are listed once each, with `1 ≤ M(g) ≤ C(g)` (clipped by a reference count) and
+    /// at most the hypothesis n-grams of their order in all; hypothesis n-gram counts do not
+    /// grow with the order; the unigram `0` is a unigram `0`. Sums are checked.
     pub(super) fn merge_saved(&mut self, saved: &Value) -> Result<(), String> {
         let bad = |what: &str| format!("NIST statistics: {what}");
         let tokens: Vec<String> = saved::field(saved, "tokens")?;
@@ -129,6 +138,10 @@ impl NistTotals {
         let freq: Vec<u64> = saved::field(saved, "freq")?;
         let matched: Vec<u64> = saved::field(saved, "matched")?;
         let hyp_ngrams: Vec<u64> = saved::field(saved, "hyp_ngrams")?;
+        let words: u64 = saved::field(saved, "words")?;
+        let segments: u64 = saved::field(saved, "segments")?;
+        let nrefs = saved::field(saved, "nrefs")?;
+        saved::check_nrefs(nrefs, "NIST statistics")?;
         if !ngrams.len().is_multiple_of(2)
             || freq.len() != ngrams.len() / 2
             || !matched.len().is_multiple_of(2)
@@ -138,93 +151,226 @@ impl NistTotals {
         if hyp_ngrams.len() != self.hyp_ngrams.len() {
             return Err(bad("hypothesis n-gram counts of another order"));
         }
+        for n in 1..hyp_ngrams.len() {
+            saved::at_most(
+                hyp_ngrams[n],
+                hyp_ngrams[n - 1],
+                &format!("NIST order-{} hypothesis n-grams above order {n}'s", n + 1),
+            )?;
+        }
+        if freq.contains(&0) {
+            return Err(bad(
+                "an n-gram of the table with frequency 0 (no reference has it)",
+            ));
+        }
         let token_ids = tokens
             .iter()
             .map(|w| self.table.token(w, true))
             .collect::<Option<Vec<u32>>>()
             .ok_or_else(|| bad("more than 2^32 distinct tokens"))?;
+        if token_ids.iter().collect::<FxHashSet<_>>().len() != token_ids.len() {
+            return Err(bad("a token listed twice"));
+        }
+        let max_order = self.hyp_ngrams.len();
         let mut ids: Vec<u32> = Vec::with_capacity(freq.len());
-        let mut orders: Vec<u8> = Vec::with_capacity(freq.len());
-        for pair in ngrams.chunks_exact(2) {
+        let mut orders: Vec<usize> = Vec::with_capacity(freq.len());
+        let mut unigrams = 0u64;
+        for (pair, &count) in ngrams.chunks_exact(2).zip(&freq) {
             let (prefix, last) = (pair[0], pair[1]);
             let token = *usize::try_from(last)
                 .ok()
                 .and_then(|t| token_ids.get(t))
                 .ok_or_else(|| bad("n-gram with an unknown token"))?;
             let (prefix, order) = if prefix == 0 {
-                (NO_PREFIX, 1u8)
+                unigrams = unigrams.saturating_add(count);
+                (NO_PREFIX, 1)
             } else {
                 let p = usize::try_from(prefix - 1)
                     .ok()
                     .filter(|&p| p < ids.len())
                     .ok_or_else(|| bad("n-gram whose prefix comes after it"))?;
-                (ids[p], orders[p].saturating_add(1))
+                saved::at_most(count, freq[p], "NIST n-gram more frequent than its prefix")?;
+                (ids[p], orders[p] + 1)
             };
+            if order > max_order {
+                return Err(bad(&format!(
+                    "an n-gram of order {order}, above {max_order}"
+                )));
+            }
             let id = self
                 .table
-                .ngram(prefix, token, order, true)
+                .ngram(prefix, token, order as u8, true)
                 .ok_or_else(|| bad("more than 2^32 distinct n-grams"))?;
             ids.push(id);
             orders.push(order);
         }
+        if ids.iter().collect::<FxHashSet<_>>().len() != ids.len() {
+            return Err(bad("an n-gram listed twice"));
+        }
+        saved::at_most(
+            unigrams,
+            words,
+            "NIST unigram frequencies above the reference words",
+        )?;
+        let mut matches = Vec::with_capacity(matched.len() / 2);
+        let mut per_order = vec![0u64; max_order];
+        for pair in matched.chunks_exact(2) {
+            let j = usize::try_from(pair[0])
+                .ok()
+                .filter(|&j| j < ids.len())
+                .ok_or_else(|| bad("match of an unknown n-gram"))?;
+            if pair[1] == 0 {
+                return Err(bad("a match count of 0"));
+            }
+            saved::at_most(
+                pair[1],
+                freq[j],
+                "NIST n-gram matched more often than it occurs",
+            )?;
+            let o = &mut per_order[orders[j] - 1];
+            *o = o.saturating_add(pair[1]);
+            matches.push((j, pair[1]));
+        }
+        if matches.iter().map(|m| m.0).collect::<FxHashSet<_>>().len() != matches.len() {
+            return Err(bad("an n-gram matched twice"));
+        }
+        for (n, (&m, &h)) in per_order.iter().zip(&hyp_ngrams).enumerate() {
+            saved::at_most(
+                m,
+                h,
+                &format!("NIST order-{} matches above the hypothesis n-grams", n + 1),
+            )?;
+        }
+        let zero: Option<usize> = saved::field(saved, "zero_unigram")?;
+        if let Some(z) = zero {
+            if z >= ids.len() || orders[z] != 1 || tokens[ngrams[2 * z + 1] as usize] != "0" {
+                return Err(bad("\"zero_unigram\" is not the unigram 0"));
+            }
+        }
+        let avg_sum: f64 = saved::field(saved, "avg_ref_len_sum")?;
+        if !(avg_sum.is_finite() && avg_sum >= 0.0) {
+            return Err(bad("avg_ref_len_sum is not a non-negative number"));
+        }
+        let empty: Option<u64> = saved::field(saved, "empty_ref_segment")?;
+        if empty.is_some_and(|k| k == 0 || k > segments) {
+            return Err(bad("empty_ref_segment is not one of its segments"));
+        }
+        // Every check passed: add (sums checked first, so nothing is half added).
+        let what = "NIST statistics";
+        let mut new_words = self.words;
+        saved::add_to(&mut new_words, words, what)?;
+        let new_segments = saved::add_count(self.segments, segments, what)?;
+        let mut new_hyp = self.hyp_ngrams.clone();
+        for (t, &h) in new_hyp.iter_mut().zip(&hyp_ngrams) {
+            saved::add_to(t, h, what)?;
+        }
         self.freq.grow(self.table.len());
         self.matched.grow(self.table.len());
         for (&g, &count) in ids.iter().zip(&freq) {
-            self.freq.add_u64(g, count);
+            self.freq
+                .get(g)
+                .checked_add(count)
+                .ok_or_else(|| bad("sum overflows 64 bits"))?;
         }
-        for pair in matched.chunks_exact(2) {
-            let g = *usize::try_from(pair[0])
-                .ok()
-                .and_then(|j| ids.get(j))
-                .ok_or_else(|| bad("match of an unknown n-gram"))?;
-            if self.matched.get(g) == 0 && pair[1] > 0 {
-                self.matched_ids.push(g);
-            }
-            self.matched.add_u64(g, pair[1]);
+        for &(j, count) in &matches {
+            self.matched
+                .get(ids[j])
+                .checked_add(count)
+                .ok_or_else(|| bad("sum overflows 64 bits"))?;
         }
-        let zero: Option<usize> = saved::field(saved, "zero_unigram")?;
-        if self.zero_unigram.is_none() {
-            if let Some(z) = zero {
-                self.zero_unigram = Some(*ids.get(z).ok_or_else(|| bad("unknown unigram 0"))?);
-            }
-        }
-        self.words += saved::field::<u64>(saved, "words")?;
-        for (t, s) in self.hyp_ngrams.iter_mut().zip(&hyp_ngrams) {
-            *t += s;
-        }
-        let exact: bool = saved::field(saved, "avg_ref_len_exact")?;
-        self.add_avg_ref_len(saved::field(saved, "avg_ref_len_sum")?, exact);
-        self.nrefs.merge(saved::field(saved, "nrefs")?);
-        let empty: Option<u64> = saved::field(saved, "empty_ref_segment")?;
-        if self.empty_ref_segment.is_none() {
-            self.empty_ref_segment = empty.map(|k| self.segments + k);
-        }
-        self.segments += saved::field::<u64>(saved, "segments")?;
         let nltk = saved.get("nltk").filter(|v| !v.is_null());
         match (&mut self.nltk, nltk) {
             (None, None) => {}
-            (Some(c), Some(n)) => c.merge_saved(n, &ids).map_err(|e| bad(&e))?,
+            (Some(c), Some(n)) => c
+                .merge_saved(n, &ids, max_order, segments)
+                .map_err(|e| bad(&e))?,
             _ => return Err(bad("NLTK corpus data in one part only")),
         }
+        for (&g, &count) in ids.iter().zip(&freq) {
+            self.freq.add_u64(g, count);
+        }
+        for &(j, count) in &matches {
+            let g = ids[j];
+            if self.matched.get(g) == 0 {
+                self.matched_ids.push(g);
+            }
+            self.matched.add_u64(g, count);
+        }
+        if self.zero_unigram.is_none() {
+            self.zero_unigram = zero.map(|z| ids[z]);
+        }
+        self.words = new_words;
+        self.hyp_ngrams = new_hyp;
+        let exact: bool = saved::field(saved, "avg_ref_len_exact")?;
+        self.add_avg_ref_len(avg_sum, exact);
+        self.nrefs.merge(nrefs);
+        if self.empty_ref_segment.is_none() {
+            self.empty_ref_segment = empty.map(|k| self.segments + k);
+        }
+        self.segments = new_segments;
         Ok(())
     }
 }
 
 impl NltkCorpus {
     /// Appends saved per-segment data (see [`NistTotals::save`]); `ids` maps the saved table
-    /// ids to this table's.
-    pub(super) fn merge_saved(&mut self, saved: &Value, ids: &[u32]) -> Result<(), String> {
+    /// ids to this table's. Checked first, as [`Nist::add`](super::Nist) lays it out: one
+    /// hypothesis length per segment (`segments` of them), reference ranges and blocks that
+    /// start at 0, never go back and end at the end of their arrays, N·R + 1 list bounds per
+    /// segment of R references, bounds that start at 0, never go back and end at the number of
+    /// terms, and terms of known n-grams with positive counts (or the placeholder `(0, 0)`).
+    pub(super) fn merge_saved(
+        &mut self,
+        saved: &Value,
+        ids: &[u32],
+        order: usize,
+        segments: u64,
+    ) -> Result<(), String> {
         let hyp_lens: Vec<u32> = saved::field(saved, "hyp_lens")?;
         let ref_starts: Vec<u32> = saved::field(saved, "ref_starts")?;
         let ref_lens: Vec<u32> = saved::field(saved, "ref_lens")?;
         let block_starts: Vec<usize> = saved::field(saved, "block_starts")?;
         let term_ends: Vec<u64> = saved::field(saved, "term_ends")?;
         let terms: Vec<u32> = saved::field(saved, "terms")?;
+        let inconsistent = || "NLTK corpus arrays of inconsistent lengths".to_owned();
         if ref_starts.len() != hyp_lens.len() + 1
             || block_starts.len() != hyp_lens.len() + 1
             || !terms.len().is_multiple_of(2)
+            || hyp_lens.len() as u64 != segments
         {
-            return Err("NLTK corpus arrays of inconsistent lengths".to_owned());
+            return Err(inconsistent());
+        }
+        let ranges = |starts: &[usize], end: usize| {
+            starts.first() == Some(&0)
+                && starts.last() == Some(&end)
+                && starts.windows(2).all(|w| w[0] <= w[1])
+        };
+        let ref_starts_usize: Vec<usize> = ref_starts.iter().map(|&s| s as usize).collect();
+        if !ranges(&ref_starts_usize, ref_lens.len())
+            || !ranges(&block_starts, term_ends.len())
+            || !(term_ends.is_empty() && terms.is_empty()
+                || term_ends.first() == Some(&0)
+                    && term_ends.last() == Some(&(terms.len() as u64 / 2))
+                    && term_ends.windows(2).all(|w| w[0] <= w[1]))
+        {
+            return Err(inconsistent());
+        }
+        for s in 0..hyp_lens.len() {
+            let refs = ref_starts_usize[s + 1] - ref_starts_usize[s];
+            let bounds = block_starts[s + 1] - block_starts[s];
+            if Some(bounds) != order.checked_mul(refs).map(|k| k + 1) {
+                return Err(inconsistent());
+            }
+        }
+        let mut mapped = Vec::with_capacity(terms.len() / 2);
+        for pair in terms.chunks_exact(2) {
+            // A placeholder term (count 0, see `Metric::add`) keeps its slot whatever its id.
+            let g = match ids.get(pair[0] as usize) {
+                Some(&g) if pair[1] > 0 => g,
+                _ if pair == [0, 0] && !ids.is_empty() => ids[0],
+                _ => return Err("a term of an unknown n-gram or with count 0".to_owned()),
+            };
+            mapped.push((g, pair[1]));
         }
         let (ref_base, block_base) = (self.ref_lens.len() as u32, self.term_ends.len());
         let term_base = self.terms.len() as u64;
@@ -236,15 +382,7 @@ impl NltkCorpus {
             .extend(block_starts[1..].iter().map(|&s| block_base + s));
         self.term_ends
             .extend(term_ends.iter().map(|&e| term_base + e));
-        for pair in terms.chunks_exact(2) {
-            // A placeholder term (count 0, see `Metric::add`) keeps its slot whatever its id.
-            let g = match ids.get(pair[0] as usize) {
-                Some(&g) => g,
-                None if pair[1] == 0 => 0,
-                None => return Err("a term of an unknown n-gram".to_owned()),
-            };
-            self.terms.push((g, pair[1]));
-        }
+        self.terms.extend(mapped);
         Ok(())
     }
 }

@@ -30,7 +30,7 @@ use super::options::CommonArgs;
 use super::pymath::{exp, fsum, parse_py_number, u64_ratio, Num, PyError};
 use super::registry::Registered;
 use super::score::{self, Piece, Score, Variants};
-use super::{saved, Metric};
+use super::Metric;
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
@@ -39,6 +39,7 @@ use crate::unicode::py_lower_into;
 mod corpus;
 mod matlab;
 mod options;
+mod saved_totals;
 mod smoothing;
 
 pub use corpus::{brevity_penalty, closest_ref_length, modified_precision};
@@ -551,32 +552,8 @@ impl Metric for NltkBleu {
     }
 
     fn merge_saved(&self, totals: &mut NltkStats, saved: &Value) -> Result<(), String> {
-        let counts: Vec<u64> = saved::field(saved, "counts")?;
-        if counts.len() != 2 * self.max_order {
-            return Err(format!(
-                "NLTK BLEU statistics: {} counts where {} were expected",
-                counts.len(),
-                2 * self.max_order
-            ));
-        }
-        let last: Option<[u64; 3]> = saved::field(saved, "last")?;
-        let raised: Option<(String, String)> = saved::field(saved, "raised")?;
-        let other = NltkStats {
-            counts: counts.into(),
-            hyp_len: saved::field(saved, "hyp_len")?,
-            ref_len: saved::field(saved, "ref_len")?,
-            max_ref_len: saved::field(saved, "max_ref_len")?,
-            last: last.map(|[num, den, hyp_len]| Last {
-                q5: (num, den),
-                hyp_len,
-            }),
-            segments: saved::field(saved, "segments")?,
-            nrefs: saved::field(saved, "nrefs")?,
-            raised: raised
-                .map(|(kind, message)| Box::new(PyError::new(PyError::kind_named(&kind), message))),
-        };
-        self.merge(totals, &other);
-        Ok(())
+        let other = self.read_saved(saved)?;
+        self.add_checked(totals, &other)
     }
 
     /// Methods 5–7 smooth the corpus score with the **last** sentence's order-5 precision and

@@ -364,9 +364,10 @@ impl Metric for Ter {
         add(&mut t.shifts, o.shifts)?;
         add(&mut t.shifted_words, o.shifted_words)?;
         add(&mut t.segments, o.segments)?;
+        saved::check_nrefs(o.nrefs, "TER statistics")?;
         t.ref_length += o.ref_length;
         t.exact &= o.exact && t.ref_length < EXACT_LIMIT;
-        t.nrefs.merge(saved::field(saved, "nrefs")?);
+        t.nrefs.merge(o.nrefs);
         Ok(())
     }
 
@@ -388,6 +389,13 @@ impl Metric for Ter {
     fn stats_vector(&self, s: &TerStats, out: &mut [u64]) {
         out[0] = s.edits.total;
         out[1] = (s.avg_ref_len * 2520.0).round() as u64;
+    }
+
+    fn check_vector(&self, v: &[u64]) -> Result<(), String> {
+        match v.len() {
+            2 => Ok(()),
+            n => Err(format!("TER statistics: {n} numbers, not 2")),
+        }
     }
 
     fn score_vector(&self, sums: &[u64]) -> f64 {

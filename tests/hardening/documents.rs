@@ -1,0 +1,613 @@
+//! Point 2 (every stats document is validated before it is trusted), point 4 (merged counts
+//! never wrap) and point 9 (no "segments -1"): one test per rejected shape of document. Each
+//! rejection is an error naming the file, the document and the field, exit status 2, and
+//! nothing on stdout; what the program writes itself still merges (tests/merge.rs).
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+use crate::util::{Cmd, Output, BIN};
+
+const INPUT: &str = "{\"hyp\":\"the cat sat on the mat\",\"refs\":[\"the cat is on the mat\",\"a cat sat\"],\"sys\":\"a\"}\n\
+                     {\"hyp\":\"0 1 0 2\",\"refs\":[\"0 1 2 0\",\"0 0\"],\"sys\":\"b\"}\n";
+
+/// `--emit stats` of INPUT with `args`, parsed.
+fn emit(args: &[&str]) -> Value {
+    let out = Cmd::new()
+        .args(["--input", "jsonl", "--emit", "stats"])
+        .args(args)
+        .stdin(INPUT)
+        .run();
+    out.assert_success();
+    serde_json::from_str(&out.stdout_str()).unwrap()
+}
+
+struct Files(tempfile::TempDir);
+
+impl Files {
+    fn new() -> Files {
+        Files(tempfile::tempdir().unwrap())
+    }
+
+    fn write(&self, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.0.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+fn merge_text(text: &str) -> Output {
+    let files = Files::new();
+    let path = files.write("shard.json", text);
+    Cmd::new().arg("merge").arg(path).run()
+}
+
+/// `text` (one or more documents) is refused: status 2, nothing on stdout, and the message
+/// names the file, the document (and its line) and says each of `says`.
+fn refused(text: &str, document: &str, says: &[&str]) -> String {
+    let out = merge_text(text);
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(out.stdout.is_empty(), "{}", out.describe());
+    let err = out.stderr_str();
+    assert!(
+        err.starts_with("bleu-stream: error: ")
+            && err.contains("shard.json: ")
+            && err.contains(document),
+        "{err}"
+    );
+    for s in says {
+        assert!(err.contains(s), "want {s:?} in {err}");
+    }
+    err
+}
+
+fn doc_text(doc: &Value) -> String {
+    format!("{doc}\n")
+}
+
+/// The stats of metric `key` in `doc`.
+fn stats<'a>(doc: &'a mut Value, key: &str) -> &'a mut Value {
+    let parts = doc["metrics"].as_array_mut().unwrap();
+    &mut parts.iter_mut().find(|p| p["key"] == key).unwrap()["stats"]
+}
+
+#[test]
+fn what_the_program_writes_merges_with_every_metric_and_option() {
+    for args in [
+        &[
+            "-m",
+            "bleu,chrf,ter,nltk-bleu,multi-bleu,gleu,nist,mteval-bleu",
+        ][..],
+        &["-m", "nist", "--nist-compat", "nltk"],
+        &["-m", "nltk-bleu", "--compat", "matlab"],
+        &[
+            "-m",
+            "bleu,chrf,gleu",
+            "--confidence",
+            "--confidence-n",
+            "30",
+        ],
+        &[
+            "-m",
+            "bleu,chrf,gleu",
+            "--confidence=streaming",
+            "--confidence-n",
+            "5",
+        ],
+        &["-m", "bleu,ter,nist", "--group-by", "sys"],
+        &[
+            "-m",
+            "chrf",
+            "--group-by",
+            "sys",
+            "--confidence",
+            "--confidence-n",
+            "5",
+        ],
+    ] {
+        let doc = emit(args);
+        let out = merge_text(
+            &(doc_text(&doc) + &doc_text(&doc).replace("\"lines\":[1,2]", "\"lines\":[3,4]")),
+        );
+        out.assert_success();
+    }
+}
+
+#[test]
+fn duplicate_keys_are_refused_anywhere_in_a_document() {
+    let doc = doc_text(&emit(&[]));
+    // serde_json's Value keeps the last of duplicate keys: 9 segments would pass for 2.
+    let top = doc.replacen("\"segments\":2,", "\"segments\":2,\"segments\":9,", 1);
+    refused(
+        &top,
+        "document 1: ",
+        &["duplicate key \"segments\"", "begins on line 1)"],
+    );
+    let nested = doc.replacen("\"counts\":[", "\"nrefs\":[2,2],\"counts\":[", 1);
+    refused(&nested, "document 1: ", &["duplicate key \"nrefs\""]);
+    // In a later document of a stream, with its line.
+    let second = format!("{doc}\n{top}");
+    refused(
+        &second,
+        "document 2: ",
+        &["duplicate key", "(the document begins on line 3)"],
+    );
+}
+
+#[test]
+fn negative_fractional_and_huge_counts_are_refused() {
+    let doc = emit(&[]);
+    for (value, says) in [
+        (json!(-1), "\"segments\" is -1, not a count"),
+        (json!(1.5), "\"segments\" is 1.5, not a count"),
+        // 2^64 - 1: a reader of signed integers would print "segments -1".
+        (
+            json!(u64::MAX),
+            "\"segments\" is 18446744073709551615, not a count",
+        ),
+        (json!("2"), "\"segments\" is \"2\", not a count"),
+    ] {
+        let mut bad = doc.clone();
+        bad["segments"] = value;
+        refused(&doc_text(&bad), "document 1", &[says]);
+    }
+    let mut bad = doc.clone();
+    bad["bad_lines"] = json!(-3);
+    refused(&doc_text(&bad), "document 1", &["\"bad_lines\" is -3"]);
+    for counts in [
+        json!([8, 8, -1, 0, 0, 0, 8, 7, 6, 5]),
+        json!([8, 8, 1.5, 0, 0, 0, 8, 7, 6, 5]),
+    ] {
+        let mut bad = doc.clone();
+        stats(&mut bad, "bleu")["counts"] = counts;
+        refused(
+            &doc_text(&bad),
+            "document 1",
+            &["statistics field \"counts\""],
+        );
+    }
+}
+
+/// Point 9 and point 4: counts that add up past 2^53 are an error, never a wrapped
+/// "0 segments" or a "segments -1".
+#[test]
+fn merged_segment_counts_never_wrap() {
+    let doc = emit(&[]);
+    let mut big = doc.clone();
+    big["segments"] = json!(1u64 << 53);
+    let text = doc_text(&big) + &doc_text(&doc);
+    refused(
+        &text,
+        "document 2: ",
+        &[
+            "segments: the sum exceeds 9007199254740992",
+            "begins on line 2)",
+        ],
+    );
+    let out = merge_text(&doc_text(&big));
+    out.assert_success();
+    assert!(
+        out.stdout_str().contains("9007199254740992 segments"),
+        "{}",
+        out.describe()
+    );
+}
+
+#[test]
+fn metric_sums_that_overflow_are_refused() {
+    let half = 1u64 << 63;
+    for (metric, stats_value) in [
+        (
+            "bleu",
+            json!({"counts": [half, 0, 0, 0, 0, 0, half, 0, 0, 0], "nrefs": [1, 1]}),
+        ),
+        (
+            "multi-bleu",
+            json!({"correct": [0, 0, 0, 0], "total": [half, 0, 0, 0], "hyp_len": half,
+                   "ref_len": 0, "nrefs": [1, 1]}),
+        ),
+        (
+            "mteval-bleu",
+            json!({"matches": [0, 0, 0, 0], "totals": [half, 0, 0, 0], "ref_len": 0,
+                   "nrefs": [1, 1]}),
+        ),
+        (
+            "gleu",
+            json!({"matches": 0, "total": half, "nrefs": [1, 1]}),
+        ),
+    ] {
+        let mut doc = emit(&["-m", metric]);
+        *stats(&mut doc, metric) = stats_value;
+        let one = doc_text(&doc);
+        merge_text(&one).assert_success();
+        refused(&(one.clone() + &one), "document 2", &["overflows 64 bits"]);
+    }
+}
+
+#[test]
+fn inconsistent_bleu_statistics_are_refused() {
+    let doc = emit(&[]);
+    // [hyp_len, ref_len, matches 1-4, totals 1-4]
+    for (counts, says) in [
+        (
+            json!([10, 9, 11, 0, 0, 0, 10, 9, 8, 7]),
+            "order-1 matches above the order-1 total",
+        ),
+        (
+            json!([10, 9, 5, 4, 3, 2, 10, 11, 8, 7]),
+            "order-2 total above the order-1 total",
+        ),
+        (
+            json!([10, 9, 5, 4, 3, 2, 12, 9, 8, 7]),
+            "unigram total 12 is not the hypothesis length 10",
+        ),
+        (
+            json!([10, 9, 5, 4, 3]),
+            "BLEU counts: 5 numbers where 10 were expected",
+        ),
+    ] {
+        let mut bad = doc.clone();
+        stats(&mut bad, "bleu")["counts"] = counts;
+        refused(&doc_text(&bad), "document 1", &[says]);
+    }
+    let mut bad = doc.clone();
+    stats(&mut bad, "bleu")["nrefs"] = json!([3, 2]);
+    refused(
+        &doc_text(&bad),
+        "document 1",
+        &["\"nrefs\" [3, 2] is not a range"],
+    );
+}
+
+#[test]
+fn inconsistent_chrf_gleu_and_ter_statistics_are_refused() {
+    let mut doc = emit(&["-m", "chrf"]);
+    let counts = stats(&mut doc, "chrf")["counts"].as_array_mut().unwrap();
+    counts[2] = json!(counts[0].as_u64().unwrap() + 1);
+    refused(
+        &doc_text(&doc),
+        "document 1",
+        &["chrF character order-1 matches above its n-gram counts"],
+    );
+    let mut doc = emit(&["-m", "chrf"]);
+    let counts = stats(&mut doc, "chrf")["counts"].as_array_mut().unwrap();
+    counts[3] = json!(counts[0].as_u64().unwrap() + 1);
+    refused(
+        &doc_text(&doc),
+        "document 1",
+        &["order-2 hypothesis count above the order-1 one"],
+    );
+    let mut doc = emit(&["-m", "gleu"]);
+    *stats(&mut doc, "gleu") = json!({"matches": 5, "total": 4, "nrefs": [2, 2]});
+    refused(
+        &doc_text(&doc),
+        "document 1",
+        &["GLEU matches above the total"],
+    );
+    let mut doc = emit(&["-m", "ter"]);
+    stats(&mut doc, "ter")["num_edits"] = json!(1000);
+    refused(
+        &doc_text(&doc),
+        "document 1",
+        &["does not add up to num_edits"],
+    );
+}
+
+#[test]
+fn inconsistent_nltk_multi_bleu_and_mteval_statistics_are_refused() {
+    let mut doc = emit(&["-m", "nltk-bleu"]);
+    stats(&mut doc, "nltk-bleu")["counts"] = json!([11, 0, 0, 0, 10, 8, 6, 4]);
+    refused(
+        &doc_text(&doc),
+        "document 1",
+        &["order-1 numerator above its denominator"],
+    );
+    let mut doc = emit(&["-m", "nltk-bleu"]);
+    stats(&mut doc, "nltk-bleu")["raised"] = json!(["SystemExit", "\u{1b}[2J"]);
+    let err = refused(
+        &doc_text(&doc),
+        "document 1",
+        &["not an error NLTK BLEU records"],
+    );
+    assert!(!err.contains('\u{1b}'), "{err}");
+    let mut doc = emit(&["-m", "multi-bleu"]);
+    stats(&mut doc, "multi-bleu")["hyp_len"] = json!(3);
+    refused(
+        &doc_text(&doc),
+        "document 1",
+        &["unigram total 10 is not the translation length 3"],
+    );
+    let mut doc = emit(&["-m", "mteval-bleu"]);
+    stats(&mut doc, "mteval-bleu")["matches"] = json!([0, 0, 0, 100]);
+    refused(
+        &doc_text(&doc),
+        "document 1",
+        &["order-4 matches above the total"],
+    );
+}
+
+#[test]
+fn inconsistent_nist_statistics_are_refused() {
+    let doc = emit(&["-m", "nist"]);
+    let mut bad = doc.clone();
+    stats(&mut bad, "nist")["freq"][0] = json!(0);
+    refused(&doc_text(&bad), "document 1", &["frequency 0"]);
+    // An n-gram of order 6 in an order-5 table (a matched one would index past the per-order
+    // sums of the report).
+    let mut bad = doc.clone();
+    let s = stats(&mut bad, "nist");
+    let n = s["freq"].as_array().unwrap().len() as u64;
+    let (mut prefix, mut ngrams, freq) = (0u64, Vec::new(), vec![1u64; 6]);
+    for _ in 0..6 {
+        ngrams.extend([prefix, 0]);
+        prefix = n + ngrams.len() as u64 / 2;
+    }
+    s["ngrams"]
+        .as_array_mut()
+        .unwrap()
+        .extend(ngrams.into_iter().map(Value::from));
+    s["freq"]
+        .as_array_mut()
+        .unwrap()
+        .extend(freq.into_iter().map(Value::from));
+    refused(
+        &doc_text(&bad),
+        "document 1",
+        &["an n-gram of order 6, above 5"],
+    );
+    let mut bad = doc.clone();
+    let s = stats(&mut bad, "nist");
+    let m = s["matched"].as_array_mut().unwrap();
+    m[1] = json!(1000);
+    refused(
+        &doc_text(&bad),
+        "document 1",
+        &["matched more often than it occurs"],
+    );
+    let mut bad = doc.clone();
+    stats(&mut bad, "nist")["hyp_ngrams"] = json!([1, 2, 0, 0, 0]);
+    refused(
+        &doc_text(&bad),
+        "document 1",
+        &["order-2 hypothesis n-grams above order 1's"],
+    );
+    let mut bad = emit(&["-m", "nist", "--nist-compat", "nltk"]);
+    stats(&mut bad, "nist")["nltk"]["block_starts"] = json!([0, 1, 2]);
+    refused(
+        &doc_text(&bad),
+        "document 1",
+        &["NLTK corpus arrays of inconsistent lengths"],
+    );
+}
+
+#[test]
+fn bad_resampling_parts_are_refused() {
+    let doc = emit(&["--confidence", "--confidence-n", "10"]);
+    let mut bad = doc.clone();
+    // The first segment's vector: matches above totals.
+    bad["resampling"]["metrics"][0]["vectors"][2] = json!(1000);
+    refused(
+        &doc_text(&bad),
+        "document 1",
+        &["resampling statistics of bleu", "order-1 matches above"],
+    );
+    let mut bad = doc.clone();
+    bad["resampling"]["metrics"][0]["vectors"] = json!([1, 2, 3]);
+    refused(
+        &doc_text(&bad),
+        "document 1",
+        &["not a whole number of statistics vectors"],
+    );
+    let mut bad = doc.clone();
+    bad["resampling"]["lines"] = json!([5, 1]);
+    refused(
+        &doc_text(&bad),
+        "document 1",
+        &["\"lines\" [5, 1] is not a range"],
+    );
+    let doc = emit(&["--confidence=streaming", "--confidence-n", "3"]);
+    let mut bad = doc.clone();
+    bad["resampling"]["metrics"][0]["replicates"][0] = json!(0);
+    refused(
+        &doc_text(&bad),
+        "document 1",
+        &["resampling statistics of bleu"],
+    );
+    // Replicate sums that overflow (they wrapped before).
+    let mut big = doc.clone();
+    let width = 10;
+    let huge: Vec<Value> = (0..3 * width)
+        .map(|i| {
+            json!(if i % width == 0 || i % width == 6 {
+                1u64 << 63
+            } else {
+                0
+            })
+        })
+        .collect();
+    big["resampling"]["metrics"][0]["replicates"] = Value::from(huge);
+    let mut later = big.clone();
+    later["resampling"]["lines"] = json!([3, 4]);
+    refused(
+        &(doc_text(&big) + &doc_text(&later)),
+        "document 2",
+        &["replicate sums overflow"],
+    );
+}
+
+#[test]
+fn wrong_framing_version_and_metric_lists_are_refused() {
+    let doc = emit(&[]);
+    for (framing, says) in [
+        (
+            json!({"input": "csv", "refs": 1}),
+            "\"framing\" is {\"input\":\"csv\"",
+        ),
+        (
+            json!({"input": "tsv", "refs": 0}),
+            "not a framing bleu-stream records",
+        ),
+        (json!({"input": "tsv", "refs": 5000}), "not a framing"),
+        (json!({"input": "parallel", "refs": 2}), "not a framing"),
+        (json!("tsv"), "\"framing\" is \"tsv\", not an object"),
+    ] {
+        let mut bad = doc.clone();
+        bad["framing"] = framing;
+        refused(&doc_text(&bad), "document 1", &[says]);
+    }
+    let mut bad = doc.clone();
+    bad["version"] = json!(3);
+    refused(
+        &doc_text(&bad),
+        "document 1",
+        &["version 3 without \"group_by\""],
+    );
+    let mut bad = doc.clone();
+    let part = bad["metrics"][0].clone();
+    bad["metrics"].as_array_mut().unwrap().push(part);
+    refused(&doc_text(&bad), "document 1", &["metric bleu listed twice"]);
+}
+
+/// Strings of a document reach the terminal escaped: no control character of a file drives it.
+#[test]
+fn strings_echoed_from_a_document_are_escaped() {
+    let doc = emit(&[]);
+    let mut bad = doc.clone();
+    bad["metrics"][0]["key"] = json!("\u{1b}[2J\u{202e}bleu");
+    let err = refused(
+        &doc_text(&bad),
+        "document 1",
+        &["unknown metric '\\u{1b}[2J\\u{202e}bleu'"],
+    );
+    assert!(
+        !err.contains('\u{1b}') && !err.contains('\u{202e}'),
+        "{err}"
+    );
+    // A second document whose metric list differs, and a setting of an unknown value.
+    let mut other = doc.clone();
+    other["metrics"][0]["key"] = json!("\u{7}bleu");
+    let err = refused(
+        &(doc_text(&doc) + &doc_text(&other)),
+        "document 2",
+        &["\\u{7}bleu"],
+    );
+    assert!(!err.contains('\u{7}'), "{err}");
+    let mut bad = doc.clone();
+    bad["metrics"][0]["config"]["tokenizer"] = json!("\u{1b}]0;owned\u{7}");
+    let err = refused(&doc_text(&bad), "document 1", &["bleu settings"]);
+    assert!(!err.chars().any(|c| c.is_control() && c != '\n'), "{err}");
+    // A group key with control characters.
+    let mut grouped = emit(&["--group-by", "sys"]);
+    grouped["groups"][0]["group"] = json!("\u{1b}[31m");
+    grouped["groups"][0]["segments"] = json!(-1);
+    let err = refused(
+        &doc_text(&grouped),
+        "document 1",
+        &["group \"\\u001b[31m\""],
+    );
+    assert!(!err.contains('\u{1b}'), "{err}");
+}
+
+#[test]
+fn a_document_over_the_size_limit_is_refused() {
+    let doc = doc_text(&emit(&["-m", "nist"]));
+    let files = Files::new();
+    let path = files.write("shard.json", doc.repeat(3));
+    let out = Cmd::new()
+        .args(["merge", "--max-document-bytes", "512"])
+        .arg(&path)
+        .run();
+    assert!(doc.len() > 512, "{}", doc.len());
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(out.stdout.is_empty());
+    assert!(
+        out.stderr_str()
+            .contains("shard.json: document 1: longer than 512 bytes"),
+        "{}",
+        out.describe()
+    );
+    Cmd::new()
+        .args(["merge", "--max-document-bytes", "64K"])
+        .arg(&path)
+        .run()
+        .assert_success();
+    let out = Cmd::new()
+        .args(["merge", "--max-document-bytes", "2G"])
+        .arg(&path)
+        .run();
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr_str().contains("more than 1G"),
+        "{}",
+        out.describe()
+    );
+}
+
+/// `merge FILE` streams: 200,000 documents in one file are read one at a time, so the peak
+/// resident size stays far below the file's size (the whole file was read first before).
+#[test]
+fn merge_memory_does_not_grow_with_the_number_of_documents() {
+    let doc = doc_text(&emit(&[]));
+    let count = 200_000;
+    let files = Files::new();
+    let path = files.0.path().join("many.json");
+    {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        for _ in 0..count {
+            f.write_all(doc.as_bytes()).unwrap();
+        }
+        f.flush().unwrap();
+    }
+    let size = std::fs::metadata(&path).unwrap().len();
+    // FILE then standard input: once FILE is read (its bytes counted in /proc/PID/io), the
+    // process waits for stdin, and its peak resident size can be read.
+    let mut child = Command::new(BIN)
+        .args(["merge", "-f", "jsonl"])
+        .arg(&path)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let proc_field = |file: &str, field: &str| -> Option<u64> {
+        let text = std::fs::read_to_string(format!("/proc/{}/{file}", child.id())).ok()?;
+        text.lines()
+            .find_map(|l| l.strip_prefix(field))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    };
+    while proc_field("io", "rchar:").unwrap_or(0) < size {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let peak = proc_field("status", "VmHWM:").unwrap() * 1024;
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(doc.as_bytes()).unwrap();
+    drop(stdin);
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(
+        out.contains(&format!("\"segments\":{}", 2 * (count + 1))),
+        "{out}"
+    );
+    eprintln!(
+        "merge of {} documents ({} MiB): peak {} MiB",
+        count + 1,
+        size >> 20,
+        peak >> 20
+    );
+    assert!(
+        peak < 48 << 20 && peak < size / 2,
+        "peak {} MiB for a file of {} MiB",
+        peak >> 20,
+        size >> 20
+    );
+}
