@@ -81,7 +81,7 @@ pub struct CompareArgs {
     pub refs: Vec<String>,
 
     /// Metrics, comma-separated: those whose statistics can be resampled — bleu, chrf (with its
-    /// options for chrF++), gleu.
+    /// options for chrF++), ter, gleu.
     #[arg(
         short,
         long,
