@@ -3,16 +3,21 @@
 
 Subcommands:
   measure -o FILE -- CMD...     fallback for GNU time: run CMD (stdin/stdout/stderr
-                                inherited), write "WALL_SECONDS MAXRSS_KB" to FILE, exit with
-                                CMD's status.  Peak RSS comes from getrusage(RUSAGE_CHILDREN).
+                                inherited), write "WALL_SECONDS MAXRSS_KB USER_S SYS_S" to FILE,
+                                exit with CMD's status.  Peak RSS and CPU times come from
+                                getrusage(RUSAGE_CHILDREN).
   compare-corpus REF OUT        the corpus score strings must be identical.
   compare-sentence REF OUT      row-by-row, after rounding both to 1 decimal.
   compare-chrf REF OUT          like compare-corpus (corpus chrF score strings).
   compare-ter REF OUT           like compare-corpus (corpus TER score strings).
   sgm HYP REF DIR               mteval-v13a.pl input: DIR/{src,ref,tst}.sgm wrapping the lines
                                 verbatim, one document (the source set is a copy of HYP).
-  table RUNS_TSV BASELINE       aggregate the per-run measurements (best wall, max RSS) and
-                                print the results table with ratios against tool BASELINE.
+  table RUNS_TSV BASELINE [T1 FLOOR]
+                                aggregate the per-run measurements (best wall, best CPU, max
+                                RSS) and print the results table with ratios against tool
+                                BASELINE, then the per-case summary: reference tool / BASELINE
+                                (wall and CPU), 1 -> 2 thread scaling (wall of tool T1 / wall
+                                of BASELINE) and CPU of T1 / CPU of tool FLOOR (wc -w).
 
 compare-* print one line "OK ..." / "MISMATCH ..." and exit 1 on a mismatch.
 """
@@ -35,9 +40,10 @@ def cmd_measure(args):
     except OSError as e:
         sys.exit(f"bench.py measure: cannot run {cmd[0]}: {e}")
     wall = time.perf_counter() - t0
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peak_kb = usage.ru_maxrss  # KiB on Linux
     with open(args.o, "w") as f:
-        f.write(f"{wall:.6f} {peak_kb}\n")
+        f.write(f"{wall:.6f} {peak_kb} {usage.ru_utime:.3f} {usage.ru_stime:.3f}\n")
     sys.exit(status if status >= 0 else 128 - status)
 
 
@@ -108,31 +114,33 @@ def cmd_sgm(args):
 
 
 def cmd_table(args):
-    # runs.tsv: case, tool, run, wall_s, rss_kb
-    best = {}  # (case, tool) -> [min wall, max rss, runs]
+    # runs.tsv: case, tool, run, wall_s, rss_kb, cpu_s
+    best = {}  # (case, tool) -> [min wall, max rss, runs, min cpu]
     order = []
     with open(args.runs) as f:
         for line in f:
-            case, tool, _run, wall, rss = line.rstrip("\n").split("\t")
+            case, tool, _run, wall, rss, cpu = line.rstrip("\n").split("\t")
             key = (case, tool)
             if key not in best:
-                best[key] = [float(wall), int(rss), 0]
+                best[key] = [float(wall), int(rss), 0, float(cpu)]
                 order.append(key)
             b = best[key]
             b[0] = min(b[0], float(wall))
             b[1] = max(b[1], int(rss))
             b[2] += 1
-    header = ("case", "tool", "runs", "wall s", "peak MiB", "wall / bl-s", "RSS / bl-s")
+            b[3] = min(b[3], float(cpu))
+    header = ("case", "tool", "runs", "wall s", "cpu s", "peak MiB", "wall / bl-s", "cpu / bl-s", "RSS / bl-s")
     rows = []
     for case, tool in order:
-        wall, rss, n = best[(case, tool)]
+        wall, rss, n, cpu = best[(case, tool)]
         base = best.get((case, args.baseline))
         if base and base[0] > 0:
             speed = f"{wall / base[0]:.2f}x"
+            cspeed = f"{cpu / base[3]:.2f}x" if base[3] > 0 else "-"
             mem = f"{rss / base[1]:.2f}x"
         else:
-            speed = mem = "-"
-        rows.append((case, tool, str(n), f"{wall:.3f}", f"{rss / 1024:.1f}", speed, mem))
+            speed = cspeed = mem = "-"
+        rows.append((case, tool, str(n), f"{wall:.3f}", f"{cpu:.2f}", f"{rss / 1024:.1f}", speed, cspeed, mem))
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
     left = {0, 1}
 
@@ -144,10 +152,35 @@ def cmd_table(args):
     for r in rows:
         print(fmt(r))
     print(
-        f"(wall = best of the runs, peak = max RSS of the runs; the ratio columns divide each "
-        f"row by '{args.baseline}' in the same case, so the sacreBLEU row's wall ratio is how "
-        f"many times faster bleu-stream is)"
+        f"(wall = best of the runs, cpu = user + sys, best of the runs, peak = max RSS of the runs; "
+        f"the ratio columns divide each row by '{args.baseline}' in the same case, so a reference "
+        f"tool's ratio is how many times faster bleu-stream is)"
     )
+    # Summary per case.
+    print()
+    print("== summary per case (x = times faster than the reference tool)")
+    cases = []
+    for case, _tool in order:
+        if case not in cases:
+            cases.append(case)
+    for case in cases:
+        base = best.get((case, args.baseline))
+        if not base:
+            continue
+        parts = [f"bleu-stream {base[0]:.3f} s wall, {base[3]:.2f} s cpu, {base[1] / 1024:.1f} MiB"]
+        for (c, tool), b in best.items():
+            if c != case or tool in (args.baseline, args.t1, args.floor):
+                continue
+            w = f"{b[0] / base[0]:.0f}x wall" if base[0] > 0 else "- wall"
+            cp = f"{b[3] / base[3]:.0f}x cpu" if base[3] > 0 else "- cpu"
+            parts.append(f"vs {tool}: {w}, {cp}")
+        t1 = best.get((case, args.t1)) if args.t1 else None
+        if t1 and base[0] > 0:
+            parts.append(f"1->2 threads {t1[0] / base[0]:.2f}x (t1 {t1[0]:.3f} s wall, {t1[3]:.2f} s cpu)")
+        floor = best.get((case, args.floor)) if args.floor else None
+        if t1 and floor and floor[3] > 0:
+            parts.append(f"t1 cpu / {args.floor} cpu {t1[3] / floor[3]:.2f}x ({floor[3]:.2f} s)")
+        print(f"{case:9s} " + "; ".join(parts))
 
 
 def main():
@@ -156,7 +189,7 @@ def main():
     m = sub.add_parser("measure")
     m.add_argument("-o", required=True)
     m.add_argument("cmd", nargs=argparse.REMAINDER)
-    for name in ("compare-corpus", "compare-sentence", "compare-chrf", "compare-ter"):
+    for name in ("compare-corpus", "compare-sentence", "compare-chrf", "compare-ter", "compare-chrfpp", "compare-chrfrows"):
         c = sub.add_parser(name)
         c.add_argument("ref")
         c.add_argument("out")
@@ -167,6 +200,8 @@ def main():
     t = sub.add_parser("table")
     t.add_argument("runs")
     t.add_argument("baseline")
+    t.add_argument("t1", nargs="?", default="")
+    t.add_argument("floor", nargs="?", default="")
     args = p.parse_args()
     {
         "measure": cmd_measure,
@@ -174,6 +209,8 @@ def main():
         "compare-sentence": cmd_compare_sentence,
         "compare-chrf": cmd_compare_corpus,
         "compare-ter": cmd_compare_corpus,
+        "compare-chrfpp": cmd_compare_corpus,
+        "compare-chrfrows": cmd_compare_sentence,
         "sgm": cmd_sgm,
         "table": cmd_table,
     }[args.sub](args)

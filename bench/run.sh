@@ -34,6 +34,26 @@
 #     nist      corpus NIST      bleu-stream -m nist -w 4 -b  vs  mteval-v13a.pl -n on SGML wrappings of
 #               hyp.txt/ref.txt, only with MTEVAL_PERL=path (no reachable registry ships the
 #               script; it also needs Debian's libxml-twig-perl); the 4-decimal NIST must be equal
+#   Added for issue 21 (speed):
+#     chrfpp    corpus chrF++    bleu-stream -m chrf --chrf-word-order 2 -w 1 -b  vs  sacrebleu
+#               ... -m chrf --chrf-word-order 2 -b (identical score strings)
+#     chrfrows  per-line chrF    bleu-stream -m chrf -w 1  vs  sacrebleu ... -m chrf -sl -b
+#               (compared like sentence)
+#     gleu      NLTK corpus_gleu bleu-stream -m gleu -w 17 -b  vs  bench/nltk_corpus.py gleu
+#     nltkchrf  NLTK corpus_chrf bleu-stream -m nltk-chrf -w 17 -b  vs  bench/nltk_corpus.py chrf
+#     nistnltk  NLTK corpus_nist bleu-stream -m nist --nist-compat nltk --nist-tokenize none -w 17 -b
+#               vs  bench/nltk_corpus.py nist (the reference for NIST when mteval-v13a.pl is
+#               not available); all three print 17 decimals, which must be identical
+#               The NLTK cases run on the first NLTK_LINES lines (default: all) for both tools,
+#               so their ratio needs no scaling.
+#   and the tool `wc -w` (case corpus, on corpus.tsv): the byte-pass floor that bleu-stream's
+#   single-thread BLEU CPU time is compared with.
+#
+#   CPU time (user + sys, GNU time's %U + %S) is recorded next to wall time: the machine may be
+#   shared, and CPU time is what another process's load disturbs least. The summary after the
+#   table gives, per case, bleu-stream's speed-up over the reference tool (wall and CPU), its
+#   1 -> 2 thread scaling (wall of --threads 1 / wall of the default) and, for corpus BLEU,
+#   CPU of --threads 1 / CPU of `wc -w`.
 #
 #   Each (case, tool) runs R times (env RUNS, default 3): wall = the best (minimum) run, measured
 #   around /usr/bin/time with bash's microsecond EPOCHREALTIME (GNU time's own %e has only 10 ms
@@ -57,6 +77,8 @@ ROOT=$(cd "$BENCH_DIR/.." && pwd)
 WORK=${WORK_DIR:-$BENCH_DIR/work}
 DATA=${WMT22_DIR:-$ROOT/../shared/data/wmt22}
 RUNS=${RUNS:-3}
+REF_RUNS=${REF_RUNS:-1}   # runs of the reference tools (sacreBLEU, NLTK, perl: minutes each)
+NLTK_LINES=${NLTK_LINES:-0}   # 0 = all lines
 QUICK_LINES=${QUICK_LINES:-20000}
 TER_LINES=${TER_LINES:-20000}
 PYTHON=${PYTHON:-python3}
@@ -75,11 +97,12 @@ TOOLS=(
     "bleu-stream|bleu-stream|yes"
     "bleu-stream-t1|bleu-stream --threads 1|yes"
     "sacrebleu|sacreBLEU $SACREBLEU_VERSION|ref"
-    "nltk|NLTK $NLTK_VERSION corpus_bleu|no"
+    "nltk|NLTK $NLTK_VERSION|no"
     "multi-bleu-perl|multi-bleu.perl|no"
     "mteval|mteval-v13a.pl|no"
+    "wc|wc -w|no"
 )
-CASES=(corpus sentence nltk multibleu chrf ter nist)
+CASES=(corpus sentence nltk multibleu chrf chrfpp chrfrows ter nist gleu nltkchrf nistnltk)
 
 tool_bleu_stream() {
     IN=$D/corpus.tsv
@@ -93,6 +116,21 @@ tool_bleu_stream() {
         chrf) CMD=("$BIN" -m chrf -w 1 -b) ;;
         ter) CMD=("$BIN" -m ter -w 1 -b); IN=$D/ter.tsv ;;
         nist) CMD=("$BIN" -m nist -w 4 -b) ;;
+        chrfpp) CMD=("$BIN" -m chrf --chrf-word-order 2 -w 1 -b) ;;
+        chrfrows) CMD=("$BIN" -m chrf -w 1) ;;
+        gleu) CMD=("$BIN" -m gleu -w 17 -b); IN=$D/nltk.tsv ;;
+        nltkchrf) CMD=("$BIN" -m nltk-chrf -w 17 -b); IN=$D/nltk.tsv ;;
+        nistnltk) CMD=("$BIN" -m nist --nist-compat nltk --nist-tokenize none -w 17 -b); IN=$D/nltk.tsv ;;
+        *) CMD=() ;;
+    esac
+}
+
+# wc -w over the corpus: the single-pass floor for corpus BLEU's CPU time.
+tool_wc() {
+    IN=$D/corpus.tsv
+    case $1 in
+        setup) ;;
+        corpus) CMD=(wc -w) ;;
         *) CMD=() ;;
     esac
 }
@@ -110,6 +148,8 @@ tool_sacrebleu() {
         sentence) CMD=("$VENV/bin/sacrebleu" "$D/ref.txt" -i "$D/hyp.txt" -sl -b) ;;
         chrf) CMD=("$VENV/bin/sacrebleu" "$D/ref.txt" -i "$D/hyp.txt" -m chrf -b) ;;
         ter) CMD=("$VENV/bin/sacrebleu" "$D/ter_ref.txt" -i "$D/ter_hyp.txt" -m ter -b) ;;
+        chrfpp) CMD=("$VENV/bin/sacrebleu" "$D/ref.txt" -i "$D/hyp.txt" -m chrf --chrf-word-order 2 -b) ;;
+        chrfrows) CMD=("$VENV/bin/sacrebleu" "$D/ref.txt" -i "$D/hyp.txt" -m chrf -sl -b) ;;
         *) CMD=() ;;
     esac
 }
@@ -121,6 +161,9 @@ tool_nltk() {
     case $1 in
         setup) setup_nltk ;;
         nltk) CMD=("$VENV/bin/python" "$BENCH_DIR/nltk_corpus_bleu.py" "$D/hyp.txt" "$D/ref.txt") ;;
+        gleu) CMD=("$VENV/bin/python" "$BENCH_DIR/nltk_corpus.py" gleu "$D/nltk_hyp.txt" "$D/nltk_ref.txt") ;;
+        nltkchrf) CMD=("$VENV/bin/python" "$BENCH_DIR/nltk_corpus.py" chrf "$D/nltk_hyp.txt" "$D/nltk_ref.txt") ;;
+        nistnltk) CMD=("$VENV/bin/python" "$BENCH_DIR/nltk_corpus.py" nist "$D/nltk_hyp.txt" "$D/nltk_ref.txt") ;;
         *) CMD=() ;;
     esac
 }
@@ -157,9 +200,11 @@ usage() {
     cat <<EOF
 Usage: bench/run.sh [--quick] [--tools ID,ID...] [--help]
 
-Whole-process benchmark of bleu-stream vs sacreBLEU $SACREBLEU_VERSION on the WMT22 *-en
-system outputs (about 127k hyp/ref pairs): corpus BLEU and per-sentence BLEU, wall time (best
-of RUNS) and peak RSS, score equality, and a constant-memory check on the corpus 4x.
+Whole-process benchmark of bleu-stream vs sacreBLEU $SACREBLEU_VERSION, NLTK $NLTK_VERSION and (when
+available) the perl scripts on the WMT22 *-en system outputs (about 127k hyp/ref pairs):
+corpus and per-sentence BLEU, chrF, chrF++, TER, NLTK BLEU/GLEU/chrF/NIST, multi-bleu, NIST;
+wall and CPU time (best of RUNS / REF_RUNS), peak RSS, score equality, 1 -> 2 thread scaling,
+single-thread BLEU CPU against wc -w, and a constant-memory check on the corpus 4x.
 
 Options:
   --quick          only the first $QUICK_LINES lines of the corpus (smoke run; in WORK/quick/)
@@ -168,7 +213,10 @@ Options:
   -h, --help       this text
 
 Environment:
-  RUNS=N             runs per measurement (default 3)
+  RUNS=N             runs per bleu-stream measurement (default 3)
+  REF_RUNS=N         runs per reference-tool measurement (default 1: they take minutes)
+  NLTK_LINES=N       lines of the corpus the NLTK cases (gleu, nltkchrf, nistnltk) score, for
+                     both tools (default 0: all)
   BLEU_STREAM=PATH   use this binary instead of 'cargo build --release' in the repo root
   WORK_DIR=DIR       work directory (default bench/work; holds corpus, venv, outputs)
   WMT22_DIR=DIR      WMT22 data (default <repo>/../shared/data/wmt22)
@@ -205,6 +253,8 @@ while [[ $# -gt 0 ]]; do
     shift
 done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: RUNS must be a positive integer" >&2; exit 2; }
+[[ $REF_RUNS =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: REF_RUNS must be a positive integer" >&2; exit 2; }
+[[ $NLTK_LINES =~ ^[0-9]+$ ]] || { echo "run.sh: NLTK_LINES must be a number" >&2; exit 2; }
 [[ $QUICK_LINES =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: QUICK_LINES must be a positive integer" >&2; exit 2; }
 [[ $TER_LINES =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: TER_LINES must be a positive integer" >&2; exit 2; }
 if [[ -n $SELECTED ]]; then
@@ -265,6 +315,9 @@ derive_files() {   # derive_files DIR: hyp.txt, ref.txt and corpus4.tsv from DIR
     cut -f2 "$dir/corpus.tsv" > "$dir/ref.txt"
     cat "$dir/corpus.tsv" "$dir/corpus.tsv" "$dir/corpus.tsv" "$dir/corpus.tsv" > "$dir/corpus4.tsv"
     head -n "$TER_LINES" "$dir/corpus.tsv" > "$dir/ter.tsv"
+    if [[ $NLTK_LINES -gt 0 ]]; then head -n "$NLTK_LINES" "$dir/corpus.tsv"; else cat "$dir/corpus.tsv"; fi > "$dir/nltk.tsv"
+    cut -f1 "$dir/nltk.tsv" > "$dir/nltk_hyp.txt"
+    cut -f2 "$dir/nltk.tsv" > "$dir/nltk_ref.txt"
     cut -f1 "$dir/ter.tsv" > "$dir/ter_hyp.txt"
     cut -f2 "$dir/ter.tsv" > "$dir/ter_ref.txt"
 }
@@ -394,7 +447,7 @@ setup_timer() {
     fi
     if [[ -x /usr/bin/time ]] && /usr/bin/time --version 2>&1 | grep -q GNU; then
         TIMER_KIND=gnu
-        TIMER=(/usr/bin/time -f '%e %M')
+        TIMER=(/usr/bin/time -f '%e %M %U %S')
     else
         note "GNU time unavailable: measuring with bench.py (getrusage RUSAGE_CHILDREN)"
         TIMER_KIND=python
@@ -407,10 +460,11 @@ setup_timer() {
 # PEAK[CASE.ID].
 declare -A BEST=() PEAK=()
 timed() {
-    local case=$1 id=$2 label=$3 r t0 t1 wall rss
+    local case=$1 id=$2 label=$3 r t0 t1 wall rss user sys cpu runs=$RUNS
+    [[ $id == bleu-stream* ]] || runs=$REF_RUNS
     local out=$D/out/$case.$id.out err=$D/out/$case.$id.err tf=$D/out/$case.$id.time
     BEST_WALL="" PEAK_KB=0
-    for ((r = 1; r <= RUNS; r++)); do
+    for ((r = 1; r <= runs; r++)); do
         t0=$EPOCHREALTIME
         if ! "${TIMER[@]}" -o "$tf" "${CMD[@]}" < "$IN" > "$out" 2> "$err"; then
             echo "run.sh: error: $label failed in case '$case': ${CMD[*]} < $IN" >&2
@@ -418,10 +472,11 @@ timed() {
             exit 1
         fi
         t1=$EPOCHREALTIME
-        read -r wall rss < <(tail -n 1 "$tf")
+        read -r wall rss user sys < <(tail -n 1 "$tf")
         [[ $TIMER_KIND == gnu ]] && wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
-        printf '%s\t%s\t%d\t%s\t%s\n' "$case" "$label" "$r" "$wall" "$rss" >> "$RUNS_TSV"
-        printf '  %-9s %-26s run %d/%d  %8.3f s  %8s MiB\n' "$case" "$label" "$r" "$RUNS" "$wall" "$(mib "$rss")"
+        cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+        printf '%s\t%s\t%d\t%s\t%s\t%s\n' "$case" "$label" "$r" "$wall" "$rss" "$cpu" >> "$RUNS_TSV"
+        printf '  %-9s %-26s run %d/%d  %8.3f s  cpu %7.2f s  %8s MiB\n' "$case" "$label" "$r" "$runs" "$wall" "$cpu" "$(mib "$rss")"
         if [[ -z $BEST_WALL ]] || awk -v a="$wall" -v b="$BEST_WALL" 'BEGIN { exit !(a < b) }'; then
             BEST_WALL=$wall
         fi
@@ -499,6 +554,9 @@ pair_check() {   # pair_check CASE TOOL_ID LABEL FILTER: bleu-stream's output vs
 }
 pair_check nltk nltk "NLTK" '^[0-9]'
 pair_check multibleu multi-bleu-perl "multi-bleu.perl" '^BLEU = '
+pair_check gleu nltk "NLTK corpus_gleu" '^[0-9]'
+pair_check nltkchrf nltk "NLTK corpus_chrf" '^[0-9]'
+pair_check nistnltk nltk "NLTK corpus_nist" '^[0-9]'
 # mteval prints `NIST score = 9.2800  for system "sys"`; bleu-stream -b -w 4 prints `9.2800`.
 if [[ -s $D/out/nist.mteval.out && -s $D/out/nist.bleu-stream.out ]]; then
     if result=$("$PYTHON" "$BENCH_DIR/bench.py" compare-corpus \
@@ -527,9 +585,9 @@ fi
 echo
 echo "== results ($(count_lines "$D/corpus.tsv") lines$([[ $QUICK -eq 1 ]] && echo ', --quick'); per-run data: $RUNS_TSV)"
 grep -v $'^corpus-4x\t' "$RUNS_TSV" > "$D/out/runs.table.tsv" || true
-"$PYTHON" "$BENCH_DIR/bench.py" table "$D/out/runs.table.tsv" "$(
-    for row in "${TOOLS[@]}"; do IFS='|' read -r id label _ <<< "$row"; [[ $id == "$BASELINE" ]] && echo "$label"; done
-)"
+label_of() { local row id label; for row in "${TOOLS[@]}"; do IFS='|' read -r id label _ <<< "$row"; [[ $id == "$1" ]] && echo "$label"; done; }
+"$PYTHON" "$BENCH_DIR/bench.py" table "$D/out/runs.table.tsv" "$(label_of "$BASELINE")" \
+    "$(label_of bleu-stream-t1)" "$(label_of wc)"
 if [[ -n $MEMLINE ]]; then
     echo
     echo "== constant memory (bleu-stream -b)"

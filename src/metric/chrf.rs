@@ -16,7 +16,7 @@ use super::registry::Registered;
 use super::score::{self, Piece, Score};
 use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
-use crate::ngram::{NgramIds, NgramIndex, ABSENT};
+use crate::ngram::{CharNgrams, NgramIds, NgramIndex, ABSENT};
 use crate::tokenize::Tokens;
 use crate::unicode::{is_py_whitespace, py_lower_into, py_rstrip, py_split};
 
@@ -105,7 +105,9 @@ pub struct ChrfTotals {
 /// Per-worker buffers.
 #[derive(Default)]
 pub struct ChrfWorkspace {
-    text: String,
+    hyp_text: String,
+    ref_text: String,
+    chars: CharNgrams,
     hyp_chars: Tokens,
     hyp_words: Tokens,
     ref_chars: Tokens,
@@ -143,16 +145,20 @@ impl Chrf {
         )
     }
 
-    /// Character "tokens" (one per code point; white space removed unless `whitespace`) and
-    /// chrF++ words of one line.
-    fn extract(&self, line: &str, text: &mut String, chars: &mut Tokens, words: &mut Tokens) {
-        text.clear();
+    /// The line as sacreBLEU scores it: lowercased if asked (into `text`), `rstrip`ped.
+    fn prepare<'a>(&self, line: &'a str, text: &'a mut String) -> &'a str {
         if self.config.lowercase {
+            text.clear();
             py_lower_into(line, text);
+            py_rstrip(text)
         } else {
-            text.push_str(line);
+            py_rstrip(line)
         }
-        let line = py_rstrip(text);
+    }
+
+    /// Character "tokens" (one per code point; white space removed unless `whitespace`) of a
+    /// prepared line, for the general n-gram index ([`CharNgrams::count`] declined).
+    fn char_tokens(&self, line: &str, chars: &mut Tokens) {
         chars.clear();
         let mut buf = [0u8; 4];
         for c in line.chars() {
@@ -160,6 +166,10 @@ impl Chrf {
                 chars.push(c.encode_utf8(&mut buf));
             }
         }
+    }
+
+    /// chrF++ words of a prepared line.
+    fn words(&self, line: &str, words: &mut Tokens) {
         words.clear();
         if self.config.word_order > 0 {
             // `extract_all_word_ngrams`: one ASCII punctuation character is split off the end
@@ -184,9 +194,15 @@ impl Chrf {
     }
 
     /// Segment statistics of `hyp` against `refs` (at least one reference).
+    ///
+    /// Character n-grams are counted by [`CharNgrams`] (exact integer keys, no per-n-gram
+    /// allocation); word n-grams, and character n-grams whose keys would not fit 128 bits, by
+    /// the general [`NgramIndex`].
     pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut ChrfWorkspace) -> ChrfStats {
         let ChrfWorkspace {
-            text,
+            hyp_text,
+            ref_text,
+            chars,
             hyp_chars,
             hyp_words,
             ref_chars,
@@ -198,12 +214,16 @@ impl Chrf {
             ref_count,
             candidate,
         } = ws;
-        self.extract(hyp, text, hyp_chars, hyp_words);
+        let keep_ws = self.config.whitespace;
+        let hyp = self.prepare(hyp, hyp_text);
+        chars.set_hyp(hyp, keep_ws);
+        self.words(hyp, hyp_words);
+        hyp_chars.clear();
         let mut best = Vec::new();
         let mut best_f = -1.0;
         let mut best_ref = 0;
         for (j, r) in refs.iter().enumerate() {
-            self.extract(r, text, ref_chars, ref_words);
+            let r = self.prepare(r, ref_text);
             candidate.clear();
             let mut orders = |hyp: &Tokens, rf: &Tokens, n: usize, out: &mut Vec<u64>| {
                 index.clear();
@@ -224,8 +244,17 @@ impl Chrf {
                     );
                 }
             };
-            orders(hyp_chars, ref_chars, self.config.char_order, candidate);
-            orders(hyp_words, ref_words, self.config.word_order, candidate);
+            if !chars.count(hyp, r, keep_ws, self.config.char_order, candidate) {
+                if hyp_chars.is_empty() {
+                    self.char_tokens(hyp, hyp_chars);
+                }
+                self.char_tokens(r, ref_chars);
+                orders(hyp_chars, ref_chars, self.config.char_order, candidate);
+            }
+            if self.config.word_order > 0 {
+                self.words(r, ref_words);
+                orders(hyp_words, ref_words, self.config.word_order, candidate);
+            }
             // The first strictly best reference wins (ties keep the earlier one).
             let f = self.f_score(candidate);
             if f > best_f {
@@ -540,14 +569,8 @@ mod tests {
             word_order: 2,
             ..ChrfConfig::default()
         });
-        let (mut text, mut chars, mut words) =
-            (String::new(), Tokens::default(), Tokens::default());
-        chrf.extract(
-            "(hi) \"hello,\" a ,x «b»",
-            &mut text,
-            &mut chars,
-            &mut words,
-        );
+        let mut words = Tokens::default();
+        chrf.words("(hi) \"hello,\" a ,x «b»", &mut words);
         let w: Vec<&str> = words.iter().collect();
         assert_eq!(w, ["(hi", ")", "\"hello,", "\"", "a", ",", "x", "«b»"]);
     }

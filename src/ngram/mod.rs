@@ -12,9 +12,11 @@ use std::hint::black_box;
 use crate::tokenize::{TokenKey, Tokens};
 
 mod bitparallel;
+mod chars;
 mod clip;
 mod table;
 
+pub use chars::CharNgrams;
 pub use clip::{clipped_matches, overlap, ClipWorkspace};
 
 use table::{key_diff, ones_if_nonzero, pair_hash, token_hash, PairSlot, Table, TokenSlot};
