@@ -42,8 +42,8 @@ use bleu_stream::input::Segment;
 use bleu_stream::metric::bleu::{Bleu, BleuArgs};
 use bleu_stream::metric::chrf::{Chrf, ChrfArgs};
 use bleu_stream::metric::options::CommonArgs;
-use bleu_stream::metric::registry::{self, Registered};
 use bleu_stream::metric::DynMetric;
+use bleu_stream::metric::{registry, Registered};
 use bleu_stream::output::jsonl::score_object;
 
 use crate::util::{show_f64, Cmd, Output, BIN};

@@ -13,8 +13,8 @@ use serde_json::Value;
 use smallvec::SmallVec;
 
 use super::options::CommonArgs;
-use super::registry::Registered;
 use super::score::{self, Piece, Score};
+use super::Registered;
 use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};

@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use super::nltk_bleu::NLTK_VERSION;
 use super::options::CommonArgs;
-use super::registry::Registered;
 use super::score::{self, Piece, Score};
+use super::Registered;
 use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{overlap, NgramIds, NgramIndex};

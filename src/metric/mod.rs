@@ -126,6 +126,26 @@ pub trait Metric: Send + Sync + 'static {
     }
 }
 
+/// What a metric module provides besides [`Metric`] (the metric [`registry`] builds every
+/// metric through it). Beside `Metric` rather than in `registry`, so that a metric module
+/// imports nothing from the registry that lists it.
+pub trait Registered: Metric<Config: serde::de::DeserializeOwned> + Sized {
+    /// The `--metrics` name (also the metric's [`Metric::key`]).
+    const NAME: &'static str;
+    /// One line for listings (`--help`, error messages).
+    const SUMMARY: &'static str;
+    /// The metric's own command-line options.
+    type Args: clap::Args + clap::FromArgMatches;
+    /// Validates options into settings (`Err`: a usage error).
+    fn config_from_args(
+        common: &options::CommonArgs,
+        args: Self::Args,
+    ) -> Result<Self::Config, String>;
+    /// The metric with these settings (`Err`: settings no command line could give, e.g. from
+    /// a hand-edited stats document).
+    fn new(config: Self::Config) -> Result<Self, String>;
+}
+
 /// Reading saved totals (`merge`): small helpers that turn a malformed document into a message.
 pub mod saved {
     use serde::de::DeserializeOwned;

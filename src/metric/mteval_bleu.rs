@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::options::CommonArgs;
-use super::registry::Registered;
 use super::score::{self, Piece, Score};
+use super::Registered;
 use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};

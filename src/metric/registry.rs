@@ -3,29 +3,12 @@
 //! `merge`, `compare` and every output format find it here.
 
 use clap::{ArgMatches, Command, FromArgMatches};
-use serde::de::DeserializeOwned;
 use serde::Deserialize as _;
 use serde_json::Value;
 
 use super::options::CommonArgs;
 use super::{bleu, chrf, gleu, mteval_bleu, multi_bleu, nist, nltk_bleu, nltk_chrf, ter};
-use super::{DynMetric, Metric};
-
-/// What a metric module provides besides [`Metric`]: its name, its options, and how settings
-/// are made from options (command line) or read back (stats documents).
-pub trait Registered: Metric<Config: DeserializeOwned> + Sized {
-    /// The `--metrics` name (also the metric's [`Metric::key`]).
-    const NAME: &'static str;
-    /// One line for listings (`--help`, error messages).
-    const SUMMARY: &'static str;
-    /// The metric's own command-line options.
-    type Args: clap::Args + FromArgMatches;
-    /// Validates options into settings (`Err`: a usage error).
-    fn config_from_args(common: &CommonArgs, args: Self::Args) -> Result<Self::Config, String>;
-    /// The metric with these settings (`Err`: settings no command line could give, e.g. from
-    /// a hand-edited stats document).
-    fn new(config: Self::Config) -> Result<Self, String>;
-}
+use super::{DynMetric, Registered};
 
 /// A metric built and type-erased, or a usage error.
 pub type Built = Result<Box<dyn DynMetric>, String>;

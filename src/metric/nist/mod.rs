@@ -55,9 +55,9 @@ use serde_json::{Map, Value};
 
 use super::nltk_bleu::NLTK_VERSION;
 use super::options::CommonArgs;
-use super::registry::Registered;
 use super::score::{Piece, Score};
 use super::Metric;
+use super::Registered;
 use crate::input::{RefCounts, Segment};
 use crate::tokenize::mteval::MtevalTokenizer;
 

@@ -28,9 +28,9 @@ use smallvec::{smallvec, SmallVec};
 
 use super::options::CommonArgs;
 use super::pymath::{exp, fsum, parse_py_number, u64_ratio, Num, PyError};
-use super::registry::Registered;
 use super::score::{self, Piece, Score, Variants};
 use super::Metric;
+use super::Registered;
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};

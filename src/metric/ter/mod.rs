@@ -22,8 +22,8 @@ use serde_json::Value;
 
 use super::bleu::SACREBLEU_VERSION;
 use super::options::CommonArgs;
-use super::registry::Registered;
 use super::score::{self, Piece, Score};
+use super::Registered;
 use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 
