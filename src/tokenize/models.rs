@@ -54,17 +54,22 @@ fn spm_file(tok: Tokenizer) -> Option<(&'static OnceLock<Spm>, &'static str, &'s
     })
 }
 
-/// sacreBLEU's model directory: `$SACREBLEU/models` (`utils.SACREBLEU_DIR`: the variable if set,
-/// even empty), else `~/.sacrebleu/models`.
-pub fn sacrebleu_models_dir() -> PathBuf {
-    let base = match std::env::var_os("SACREBLEU") {
+/// sacreBLEU's own directory (`utils.SACREBLEU_DIR`): `$SACREBLEU` if set (even empty: paths
+/// are then relative, as `os.path.join` makes them), else `~/.sacrebleu`. Its models and its
+/// test-set cache live there.
+pub fn sacrebleu_dir() -> PathBuf {
+    match std::env::var_os("SACREBLEU") {
         Some(dir) => PathBuf::from(dir),
         None => std::env::var_os("HOME")
             .map(PathBuf::from)
             .unwrap_or_default()
             .join(".sacrebleu"),
-    };
-    base.join("models")
+    }
+}
+
+/// sacreBLEU's model directory: `$SACREBLEU/models`.
+pub fn sacrebleu_models_dir() -> PathBuf {
+    sacrebleu_dir().join("models")
 }
 
 /// The model file of a SentencePiece tokenizer: `--spm-model`, else sacreBLEU's place.

@@ -10,7 +10,6 @@
 //! `tools/gen_sacrebleu_testsets.py`. bleu-stream never downloads: a test set that is not in the
 //! cache is an error that says how to fetch it.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// sacreBLEU 2.6.0's registry: `NAME<TAB>SRC-TGT<TAB>KIND<TAB>REF_FIELD[,…]` per line.
@@ -57,16 +56,9 @@ pub fn langpairs(name: &str) -> Option<Vec<&'static str>> {
     (!pairs.is_empty()).then_some(pairs)
 }
 
-/// `SACREBLEU_DIR`: `$SACREBLEU`, else `~/.sacrebleu` (`utils.py`). An empty `$SACREBLEU` is
-/// used as it is (relative paths), as `os.path.join` does.
+/// `SACREBLEU_DIR`, where sacreBLEU keeps its test sets (and models).
 pub fn cache_dir() -> PathBuf {
-    match std::env::var_os("SACREBLEU") {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            let home = std::env::var_os("HOME").unwrap_or_else(|| OsString::from("~"));
-            Path::new(&home).join(".sacrebleu")
-        }
-    }
+    crate::tokenize::models::sacrebleu_dir()
 }
 
 /// Where sacreBLEU keeps field `field` of `name`/`langpair` (`Dataset._get_txt_file_path`).
