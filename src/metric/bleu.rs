@@ -150,8 +150,8 @@ pub struct BleuStats {
     pub nrefs: usize,
 }
 
-/// Running corpus totals.
-#[derive(Clone, Debug)]
+/// Running corpus totals; serialized as they are for stats documents.
+#[derive(Clone, Debug, Serialize)]
 pub struct BleuTotals {
     /// Element-wise sum of the segments' `counts`.
     pub counts: Vec<u64>,
@@ -499,7 +499,7 @@ impl Metric for Bleu {
     }
 
     fn save_totals(&self, totals: &BleuTotals) -> Value {
-        serde_json::json!({"counts": totals.counts, "nrefs": totals.nrefs})
+        serde_json::to_value(totals).expect("BLEU totals serialize")
     }
 
     fn merge_saved(&self, totals: &mut BleuTotals, saved: &Value) -> Result<(), String> {

@@ -95,8 +95,8 @@ pub struct ChrfStats {
     pub nrefs: usize,
 }
 
-/// Running corpus totals.
-#[derive(Clone, Debug)]
+/// Running corpus totals; serialized as they are for stats documents.
+#[derive(Clone, Debug, Serialize)]
 pub struct ChrfTotals {
     pub counts: Vec<u64>,
     pub nrefs: RefCounts,
@@ -450,7 +450,7 @@ impl Metric for Chrf {
     }
 
     fn save_totals(&self, totals: &ChrfTotals) -> Value {
-        serde_json::json!({"counts": totals.counts, "nrefs": totals.nrefs})
+        serde_json::to_value(totals).expect("chrF totals serialize")
     }
 
     fn merge_saved(&self, totals: &mut ChrfTotals, saved: &Value) -> Result<(), String> {

@@ -2,6 +2,7 @@
 //! stats-document form (`merge`).
 
 use rustc_hash::FxHashSet;
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::input::RefCounts;
@@ -93,31 +94,57 @@ impl NistTotals {
             .iter()
             .flat_map(|&g| [u64::from(g), self.matched.get(g)])
             .collect();
-        let nltk = self.nltk.as_ref().map(|c| {
-            serde_json::json!({
-                "hyp_lens": c.hyp_lens,
-                "ref_starts": c.ref_starts,
-                "ref_lens": c.ref_lens,
-                "block_starts": c.block_starts,
-                "term_ends": c.term_ends,
-                "terms": c.terms.iter().flat_map(|&(g, n)| [g, n]).collect::<Vec<u32>>(),
-            })
+        /// The saved NLTK data (`--nist-compat nltk`).
+        #[derive(Serialize)]
+        struct SavedNltk<'a> {
+            hyp_lens: &'a [u32],
+            ref_starts: &'a [u32],
+            ref_lens: &'a [u32],
+            block_starts: &'a [usize],
+            term_ends: &'a [u64],
+            terms: Vec<u32>,
+        }
+        /// The saved totals (read back by `merge_saved`).
+        #[derive(Serialize)]
+        struct Saved<'a> {
+            tokens: Vec<&'a str>,
+            ngrams: Vec<u64>,
+            freq: Vec<u64>,
+            matched: Vec<u64>,
+            zero_unigram: Option<u32>,
+            words: u64,
+            hyp_ngrams: &'a [u64],
+            avg_ref_len_sum: f64,
+            avg_ref_len_exact: bool,
+            nrefs: &'a RefCounts,
+            segments: u64,
+            empty_ref_segment: Option<u64>,
+            nltk: Option<SavedNltk<'a>>,
+        }
+        let nltk = self.nltk.as_ref().map(|c| SavedNltk {
+            hyp_lens: &c.hyp_lens,
+            ref_starts: &c.ref_starts,
+            ref_lens: &c.ref_lens,
+            block_starts: &c.block_starts,
+            term_ends: &c.term_ends,
+            terms: c.terms.iter().flat_map(|&(g, n)| [g, n]).collect(),
         });
-        serde_json::json!({
-            "tokens": tokens,
-            "ngrams": ngrams,
-            "freq": freq,
-            "matched": matched,
-            "zero_unigram": self.zero_unigram,
-            "words": self.words,
-            "hyp_ngrams": self.hyp_ngrams,
-            "avg_ref_len_sum": self.avg_ref_len_sum,
-            "avg_ref_len_exact": self.avg_ref_len_exact,
-            "nrefs": self.nrefs,
-            "segments": self.segments,
-            "empty_ref_segment": self.empty_ref_segment,
-            "nltk": nltk,
+        serde_json::to_value(Saved {
+            tokens,
+            ngrams,
+            freq,
+            matched,
+            zero_unigram: self.zero_unigram,
+            words: self.words,
+            hyp_ngrams: &self.hyp_ngrams,
+            avg_ref_len_sum: self.avg_ref_len_sum,
+            avg_ref_len_exact: self.avg_ref_len_exact,
+            nrefs: &self.nrefs,
+            segments: self.segments,
+            empty_ref_segment: self.empty_ref_segment,
+            nltk,
         })
+        .expect("NIST totals serialize")
     }
 
     /// Adds saved statistics of segments that follow those in `self` (see [`save`]). The

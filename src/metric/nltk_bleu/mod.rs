@@ -539,16 +539,29 @@ impl Metric for NltkBleu {
     }
 
     fn save_totals(&self, t: &NltkStats) -> Value {
-        serde_json::json!({
-            "counts": t.counts,
-            "hyp_len": t.hyp_len,
-            "ref_len": t.ref_len,
-            "max_ref_len": t.max_ref_len,
-            "last": t.last.map(|l| [l.q5.0, l.q5.1, l.hyp_len]),
-            "segments": t.segments,
-            "nrefs": t.nrefs,
-            "raised": t.raised.as_ref().map(|e| [e.kind, e.message.as_str()]),
+        /// The saved form (read back by `read_saved`).
+        #[derive(Serialize)]
+        struct Saved<'a> {
+            counts: &'a [u64],
+            hyp_len: u64,
+            ref_len: u64,
+            max_ref_len: u64,
+            last: Option<[u64; 3]>,
+            segments: u64,
+            nrefs: &'a RefCounts,
+            raised: Option<[&'a str; 2]>,
+        }
+        serde_json::to_value(Saved {
+            counts: &t.counts,
+            hyp_len: t.hyp_len,
+            ref_len: t.ref_len,
+            max_ref_len: t.max_ref_len,
+            last: t.last.map(|l| [l.q5.0, l.q5.1, l.hyp_len]),
+            segments: t.segments,
+            nrefs: &t.nrefs,
+            raised: t.raised.as_ref().map(|e| [e.kind, e.message.as_str()]),
         })
+        .expect("NLTK BLEU totals serialize")
     }
 
     fn merge_saved(&self, totals: &mut NltkStats, saved: &Value) -> Result<(), String> {
