@@ -2,11 +2,12 @@
 """bench driver: an NLTK 3.10.4 corpus metric on hyp.txt / ref.txt (one segment per line).
 
 Metrics and the bleu-stream command printing the same string:
+  bleu   corpus_bleu on str.split() tokens    bleu-stream -m nltk-bleu -w 17 -b
   gleu   corpus_gleu on str.split() tokens    bleu-stream -m gleu -w 17 -b
   chrf   corpus_chrf on the raw lines         bleu-stream -m nltk-chrf -w 17 -b
   nist   corpus_nist on str.split() tokens    bleu-stream -m nist --nist-compat nltk
                                                 --nist-tokenize none -w 17 -b
-(corpus_bleu: nltk_corpus_bleu.py.) The score is printed with 17 decimals.
+The score is printed with 17 decimals.
 
 Usage: nltk_corpus.py METRIC HYP REF
 """
@@ -26,7 +27,11 @@ def main():
         sys.exit(__doc__)
     metric, hyp_path, ref_path = sys.argv[1:]
     hyps, refs = read(hyp_path), read(ref_path)
-    if metric == "gleu":
+    if metric == "bleu":
+        from nltk.translate.bleu_score import corpus_bleu
+
+        score = corpus_bleu([[r.split()] for r in refs], [h.split() for h in hyps])
+    elif metric == "gleu":
         from nltk.translate.gleu_score import corpus_gleu
 
         score = corpus_gleu([[r.split()] for r in refs], [h.split() for h in hyps])

@@ -13,7 +13,7 @@
 #     sentence  per-line BLEU    bleu-stream -w 1 < corpus.tsv     vs  sacrebleu ref.txt -i hyp.txt -sl -b
 #   bleu-stream runs both with its default thread count and with --threads 1. sacreBLEU runs with
 #   its defaults (13a, exp smoothing, printed width 1), hence bleu-stream's -w 1.
-#     nltk      NLTK corpus_bleu bleu-stream -m nltk-bleu -w 17 -b  vs  bench/nltk_corpus_bleu.py
+#     nltk      NLTK corpus_bleu bleu-stream -m nltk-bleu -w 17 -b  vs  bench/nltk_corpus.py bleu
 #               (NLTK 3.10.4 on str.split() tokens); the 17-decimal scores must be identical
 #     multibleu multi-bleu.perl  bleu-stream -m multi-bleu --corpus-only  vs  multi-bleu.perl ref.txt
 #               < hyp.txt; the BLEU lines must be identical. The script is Moses' multi-bleu.perl
@@ -154,13 +154,13 @@ tool_sacrebleu() {
     esac
 }
 
-# nltk: NLTK's corpus_bleu on whitespace tokens (bench/nltk_corpus_bleu.py), the same corpus
+# nltk: NLTK's corpus_bleu on whitespace tokens (bench/nltk_corpus.py bleu), the same corpus
 # as `bleu-stream -m nltk-bleu` reads; both print the score with 17 decimals (checked equal).
 tool_nltk() {
     IN=/dev/null
     case $1 in
         setup) setup_nltk ;;
-        nltk) CMD=("$VENV/bin/python" "$BENCH_DIR/nltk_corpus_bleu.py" "$D/hyp.txt" "$D/ref.txt") ;;
+        nltk) CMD=("$VENV/bin/python" "$BENCH_DIR/nltk_corpus.py" bleu "$D/hyp.txt" "$D/ref.txt") ;;
         gleu) CMD=("$VENV/bin/python" "$BENCH_DIR/nltk_corpus.py" gleu "$D/nltk_hyp.txt" "$D/nltk_ref.txt") ;;
         nltkchrf) CMD=("$VENV/bin/python" "$BENCH_DIR/nltk_corpus.py" chrf "$D/nltk_hyp.txt" "$D/nltk_ref.txt") ;;
         nistnltk) CMD=("$VENV/bin/python" "$BENCH_DIR/nltk_corpus.py" nist "$D/nltk_hyp.txt" "$D/nltk_ref.txt") ;;
