@@ -52,7 +52,11 @@ fn literal(v: &Value) -> String {
     v.to_string()
 }
 
+/// The `--weights` value of a tuple: `()` for the empty one (an empty value is a usage error).
 fn weight_list(v: &Value) -> String {
+    if v.as_array().is_some_and(Vec::is_empty) {
+        return "()".to_owned();
+    }
     v.as_array()
         .expect("weights")
         .iter()

@@ -93,3 +93,34 @@ fn merge_refuses_absurd_sample_counts() {
         );
     }
 }
+
+/// Point 9: `--weights=` (an empty value, typically an unset shell variable) was silently NLTK's
+/// empty weight tuple, whose score is int 0 whatever the input. It is a usage error now; the
+/// empty tuple is asked for as `()` (the NLTK vectors that score it go through that spelling).
+#[test]
+fn an_empty_weights_value_is_a_usage_error() {
+    for args in [
+        &["-m", "nltk-bleu", "--weights="][..],
+        &["-m", "nltk-bleu", "--weights", " "][..],
+        &["-m", "nltk-bleu", "--weights", "0.5,0.5", "--weights="][..],
+    ] {
+        let out = Cmd::new().args(args).stdin(LINE).run();
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.describe());
+        let err = out.stderr_str();
+        assert!(
+            err.starts_with("bleu-stream: error: ") && err.contains("--weights '()'"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let out = Cmd::new()
+        .args(["-m", "nltk-bleu", "--weights", "()", "-b"])
+        .stdin(LINE)
+        .run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert_eq!(
+        out.stdout_str(),
+        "0.00\n",
+        "NLTK scores the empty tuple int 0"
+    );
+}

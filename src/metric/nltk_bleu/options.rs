@@ -19,7 +19,8 @@ pub enum Compat {
 #[command(next_help_heading = "NLTK BLEU options")]
 pub struct NltkBleuArgs {
     /// nltk-bleu: n-gram weights, comma-separated (BLEU-N has N weights). Repeat the option for
-    /// several scores from one pass, like NLTK's list of weight tuples. [default: 0.25,0.25,0.25,0.25]
+    /// several scores from one pass, like NLTK's list of weight tuples; `()` is NLTK's empty
+    /// tuple (an empty value is an error). [default: 0.25,0.25,0.25,0.25]
     #[arg(long, value_name = "W1,W2,…", action = ArgAction::Append, allow_hyphen_values = true)]
     pub weights: Vec<String>,
 
@@ -200,7 +201,17 @@ impl NltkBleuConfig {
             config.weights_text.clear();
             for text in weights {
                 let mut vector = Vec::new();
-                if !text.trim().is_empty() {
+                // `--weights=` is far more often a shell variable that expanded to nothing than
+                // a wish for NLTK's `weights=()`, which scores int 0 whatever the input (quirk
+                // 5): the empty tuple has to be asked for by name.
+                if text.trim().is_empty() {
+                    return Err(
+                        "--weights: the value is empty; write --weights '()' for NLTK's \
+                                empty weight tuple (whose score is always 0)"
+                            .to_owned(),
+                    );
+                }
+                if text.trim() != "()" {
                     for item in text.split(',') {
                         let w = parse_py_number(item)
                             .and_then(|n| n.to_f64().ok())
