@@ -6,10 +6,13 @@
 //! Words are interned ids. sacreBLEU caches the rows of its edit-distance matrix in a trie of
 //! hypothesis prefixes; a row depends only on the prefix (every call within one
 //! `translation_edit_rate` has the same hypothesis length, hence the same beam), so the cache
-//! changes speed, never results. Here the matrix of the current hypothesis is kept whole (its
-//! beam rows only) and every shift candidate reuses the rows of the prefix it shares with it,
-//! then computes the rest with two rolling rows: memory is O(words × beam), not a cache of up
-//! to 10,000 full rows.
+//! changes speed, never results. Here the beam rows of the current hypothesis's matrix are kept
+//! and every shift candidate starts from the rows of the prefix it shares with it, then
+//! computes the rest with two rolling rows. A matrix of up to [`FULL_MATRIX_CELLS`] cells (any
+//! real sentence) is kept whole, with its operations; a bigger one keeps one row in
+//! [`CHECKPOINT_EVERY`] and recomputes the rows between two kept ones where it needs them (a
+//! candidate's prefix, the trace), so that memory is a few bytes a word, not ~550 (issue 19:
+//! 58 MB for a 1 MB line of 200,000 words before).
 
 /// `_MAX_SHIFT_SIZE`: the longest block shifted.
 const MAX_SHIFT_SIZE: usize = 10;
@@ -22,6 +25,11 @@ const BEAM_WIDTH: usize = 25;
 const MAX_SHIFT_CANDIDATES: usize = 1000;
 /// `_INT_INFINITY`: the cost of a cell outside the beam.
 const INF: i64 = 10_000_000_000_000_000;
+/// A matrix of at most this many beam cells (4.5 MiB with its operations) is kept whole.
+const FULL_MATRIX_CELLS: usize = 1 << 19;
+/// Above that, the rows kept: one in this many (a row is ~51 cells of 8 bytes, so ~6.4 bytes a
+/// hypothesis word); recomputing a block costs at most this many rows.
+const CHECKPOINT_EVERY: usize = 64;
 
 /// Edit operations, as `_edit_distance` records them (rows: hypothesis, columns: reference).
 const OP_NOP: u8 = b' ';
@@ -51,30 +59,41 @@ pub struct Aligner {
     /// The current hypothesis and a candidate shift of it.
     words: Vec<u32>,
     shifted: Vec<u32>,
-    /// The matrix of the current hypothesis: row `i` holds columns `lo[i]..hi[i]` at
-    /// `start[i]..` in `cost`/`op`.
-    cost: Vec<i64>,
-    op: Vec<u8>,
-    start: Vec<usize>,
-    lo: Vec<usize>,
-    hi: Vec<usize>,
+    /// The beam of this hypothesis length against this reference.
+    beam: Beam,
+    /// The matrix of the current hypothesis keeps rows `every, 2 × every, …`: row `c × every`
+    /// holds its columns ([`Beam::columns`]) at `kept_start[c]..` in `kept`. Row 0
+    /// (`_initial_row`: column `j` costs `j`) is not stored.
+    every: usize,
+    kept: Vec<i64>,
+    kept_start: Vec<usize>,
+    /// With `every == 1`, the operations of every cell, laid out as `kept`.
+    ops: Vec<u8>,
+    /// The matrix's edit distance (its cell `(n_h, n_r)`).
+    distance: i64,
     /// Every cell of the matrix's beam is finite (nearly always: consecutive beams overlap).
     /// Then a candidate whose row equals a matrix row plus a constant, past the words the
     /// shift moved, ends at the matrix's distance plus that constant (see
     /// [`Aligner::candidate_distance`]).
     finite: bool,
-    /// Two rolling rows for candidates (full width, only the beam part is meaningful).
+    /// Two rolling rows, each holding only its columns (`prev[0]` is column `lo` of its row).
     prev: Vec<i64>,
     cur: Vec<i64>,
+    /// With `every > 1`: the operations of the rows of one block, recomputed for the trace.
+    block_ops: Vec<u8>,
+    block_start: Vec<usize>,
     /// Alignment of the current hypothesis (`trace_to_alignment`).
-    align: Vec<i64>,
+    align: Vec<i32>,
     ref_err: Vec<u8>,
     hyp_err: Vec<u8>,
     trace: Vec<u8>,
+    /// Tests only: keep one row in this many whatever the size (0: by size).
+    #[cfg(test)]
+    force_every: usize,
 }
 
 /// The beam of a hypothesis of `n_h` words against a reference of `n_r` words.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Beam {
     ratio: f64,
     width: usize,
@@ -116,6 +135,15 @@ impl Beam {
         };
         (lo, hi)
     }
+
+    /// The columns row `i` holds, row 0 (`_initial_row`) included.
+    fn row_columns(&self, i: usize) -> (usize, usize) {
+        if i == 0 {
+            (0, self.n_r + 1)
+        } else {
+            self.columns(i)
+        }
+    }
 }
 
 /// `translation_edit_rate(words_hyp, words_ref)`: the edits (and their kinds) of `hyp` against
@@ -129,14 +157,14 @@ pub fn edits(hyp: &[u32], reference: &[u32], a: &mut Aligner) -> Edits {
             ..Edits::default()
         };
     }
-    let beam = Beam::new(hyp.len(), reference.len());
+    a.beam = Beam::new(hyp.len(), reference.len());
     a.words.clear();
     a.words.extend_from_slice(hyp);
     let mut shifts = 0u64;
     let mut shifted_words = 0u64;
     let mut checked = 0usize;
     loop {
-        let (delta, best) = a.best_shift(reference, beam, &mut checked);
+        let (delta, best) = a.best_shift(reference, &mut checked);
         // The limit wins even over a shift that was found.
         if checked >= MAX_SHIFT_CANDIDATES || delta <= 0 {
             break;
@@ -147,8 +175,8 @@ pub fn edits(hyp: &[u32], reference: &[u32], a: &mut Aligner) -> Edits {
         shifts += 1;
         shifted_words += length as u64;
     }
-    let distance = a.matrix(reference, beam);
-    a.trace();
+    let distance = a.matrix(reference);
+    a.trace(reference);
     let count = |op| a.trace.iter().filter(|&&o| o == op).count() as u64;
     Edits {
         total: shifts + distance as u64,
@@ -166,11 +194,10 @@ impl Aligner {
     fn best_shift(
         &mut self,
         reference: &[u32],
-        beam: Beam,
         checked: &mut usize,
     ) -> (i64, Option<(usize, usize, usize)>) {
-        let pre_score = self.matrix(reference, beam);
-        self.trace();
+        let pre_score = self.matrix(reference);
+        self.trace(reference);
         self.alignment();
         let (n_h, n_r) = (self.words.len(), reference.len());
         // (score, length, -start_h, -idx) of the best candidate: tuples compare in that order;
@@ -178,10 +205,11 @@ impl Aligner {
         let mut best: Option<(i64, usize, i64, i64)> = None;
         let mut best_shift = None;
         'pairs: for start_h in 0..n_h {
-            for start_r in 0..n_r {
-                if start_r.abs_diff(start_h) > MAX_SHIFT_DIST {
-                    continue;
-                }
+            // sacreBLEU visits every start_r and skips those more than MAX_SHIFT_DIST away:
+            // the same ones, in the same order, without the quadratic walk.
+            let near =
+                start_h.saturating_sub(MAX_SHIFT_DIST)..n_r.min(start_h + MAX_SHIFT_DIST + 1);
+            for start_r in near {
                 let mut length = 0;
                 while self.words[start_h + length] == reference[start_r + length]
                     && length < MAX_SHIFT_SIZE
@@ -235,7 +263,7 @@ impl Aligner {
         if self.ref_err[start_r..end_r].iter().all(|&e| e == 0) {
             return;
         }
-        let aligned = self.align[start_r];
+        let aligned = i64::from(self.align[start_r]);
         if start_h as i64 <= aligned && aligned < (start_h + length) as i64 {
             return;
         }
@@ -245,7 +273,7 @@ impl Aligner {
             let idx = if r == -1 {
                 0
             } else if (r as usize) < self.align.len() {
-                self.align[r as usize] + 1
+                i64::from(self.align[r as usize]) + 1
             } else {
                 break;
             };
@@ -274,138 +302,181 @@ impl Aligner {
         }
     }
 
-    /// `_edit_distance` of `self.words`: fills the beam rows of the matrix (costs and ops) and
-    /// returns the distance.
-    fn matrix(&mut self, reference: &[u32], beam: Beam) -> i64 {
-        let n_h = self.words.len();
-        let n_r = reference.len();
-        self.cost.clear();
-        self.op.clear();
-        self.start.clear();
-        self.lo.clear();
-        self.hi.clear();
-        // Row 0: `_initial_row`, one insertion per reference word.
-        self.start.push(0);
-        self.lo.push(0);
-        self.hi.push(n_r + 1);
-        self.cost.extend((0..=n_r).map(|j| j as i64));
-        self.op.extend(std::iter::repeat_n(OP_INS, n_r + 1));
-        let mut finite = true;
-        for i in 1..=n_h {
+    /// `_edit_distance` of `self.words`: computes the beam rows of the matrix, keeps one in
+    /// `every` (all of them, with their operations, for a matrix of real size) and returns the
+    /// distance.
+    fn matrix(&mut self, reference: &[u32]) -> i64 {
+        let beam = self.beam;
+        let (n_h, n_r) = (self.words.len(), reference.len());
+        let cells = (1..=n_h).fold(0usize, |sum, i| {
             let (lo, hi) = beam.columns(i);
-            // The previous row: columns plo..phi at pstart (outside them, infinite).
-            let (plo, phi, pstart) = (self.lo[i - 1], self.hi[i - 1], self.start[i - 1]);
-            self.start.push(self.cost.len());
-            self.lo.push(lo);
-            self.hi.push(hi);
+            sum.saturating_add(hi - lo)
+        });
+        self.every = if cells <= FULL_MATRIX_CELLS {
+            1
+        } else {
+            CHECKPOINT_EVERY
+        };
+        #[cfg(test)]
+        if self.force_every > 0 {
+            self.every = self.force_every;
+        }
+        let whole = self.every == 1;
+        self.kept.clear();
+        self.kept_start.clear();
+        self.kept_start.push(0);
+        self.ops.clear();
+        self.finite = true;
+        if n_h == 0 {
+            // Row 0 is the last row: one insertion per reference word.
+            self.distance = n_r as i64;
+            return self.distance;
+        }
+        let mut finite = true;
+        let mut above = self.load_kept(0);
+        for i in 1..=n_h {
+            let columns = beam.columns(i);
             let word = self.words[i - 1];
-            let mut left = INF;
-            for j in lo..hi {
-                let above = |j: usize, cost: &[i64]| {
-                    if j >= plo && j < phi {
-                        cost[pstart + j - plo]
-                    } else {
-                        INF
-                    }
-                };
-                let up = above(j, &self.cost);
-                let (c, o) = if j == 0 {
-                    (up + 1, OP_DEL)
-                } else {
-                    let (sub_cost, sub_op) = if word == reference[j - 1] {
-                        (0, OP_NOP)
-                    } else {
-                        (1, OP_SUB)
-                    };
-                    cell(
-                        above(j - 1, &self.cost) + sub_cost,
-                        sub_op,
-                        up + 1,
-                        left + 1,
-                    )
-                };
-                left = c;
-                finite &= c < INF;
-                self.cost.push(c);
-                self.op.push(o);
+            finite &= if whole {
+                row::<true>(
+                    reference,
+                    word,
+                    &self.prev,
+                    above,
+                    columns,
+                    &mut self.cur,
+                    &mut self.ops,
+                )
+            } else {
+                row::<false>(
+                    reference,
+                    word,
+                    &self.prev,
+                    above,
+                    columns,
+                    &mut self.cur,
+                    &mut self.ops,
+                )
+            };
+            if i % self.every == 0 {
+                self.kept_start.push(self.kept.len());
+                self.kept.extend_from_slice(&self.cur);
             }
+            std::mem::swap(&mut self.prev, &mut self.cur);
+            above = columns;
         }
         self.finite = finite;
-        self.get(n_h, n_r).0
+        // The last row's columns end at n_r.
+        self.distance = *self.prev.last().expect("the last row has column n_r");
+        self.distance
     }
 
-    /// Cell `(i, j)` of the matrix: outside the beam, sacreBLEU's `(_INT_INFINITY, 'x')`.
-    fn get(&self, i: usize, j: usize) -> (i64, u8) {
-        if j >= self.lo[i] && j < self.hi[i] {
-            let k = self.start[i] + j - self.lo[i];
-            (self.cost[k], self.op[k])
-        } else {
-            (INF, OP_UNDEF)
+    /// Loads kept row `i` (a multiple of `every`) into `self.prev`; returns its columns. Of
+    /// row 0, the columns row 1 reads are written out (the hypothesis is not empty).
+    fn load_kept(&mut self, i: usize) -> (usize, usize) {
+        self.prev.clear();
+        if i == 0 {
+            let (lo, hi) = self.beam.columns(1);
+            let lo = lo.saturating_sub(1);
+            self.prev.extend((lo..hi).map(|j| j as i64));
+            return (lo, hi);
         }
+        let (lo, hi) = self.beam.columns(i);
+        let start = self.kept_start[i / self.every];
+        self.prev
+            .extend_from_slice(&self.kept[start..start + (hi - lo)]);
+        (lo, hi)
     }
 
     /// The edit distance of `self.shifted`, which shares its first `prefix` words with
-    /// `self.words` and its words from `moved_end` on: rows `0..=prefix` are the matrix's, the
-    /// rest is computed in two rows — until a row at or past `moved_end` is the matrix's row
-    /// plus a constant `c`. From there both consume the same words with the same beams, every
-    /// cell is a minimum of finite sums (`self.finite`), and adding `c` to a row adds `c` to
-    /// every later one: the distance is the matrix's plus `c`, exactly what the remaining rows
-    /// would give (sacreBLEU computes them all; the result is the same integer).
+    /// `self.words` and its words from `moved_end` on: it starts from the matrix's last kept row
+    /// at or before `prefix` (rows up to `prefix` are the matrix's), computes the next rows in
+    /// two — until a kept row at or past `moved_end` is the matrix's row plus a constant `c`.
+    /// From there both consume the same words with the same beams, every cell is a minimum of
+    /// finite sums (`self.finite`), and adding `c` to a row adds `c` to every later one: the
+    /// distance is the matrix's plus `c`, exactly what the remaining rows would give (sacreBLEU
+    /// computes them all; the result is the same integer).
     fn candidate_distance(&mut self, reference: &[u32], prefix: usize, moved_end: usize) -> i64 {
         let n_h = self.shifted.len();
-        let n_r = reference.len();
         if prefix == n_h {
-            return self.get(n_h, n_r).0;
+            return self.distance;
         }
-        self.prev.clear();
-        self.prev.resize(n_r + 1, INF);
-        self.cur.clear();
-        self.cur.resize(n_r + 1, INF);
-        let (mut plo, mut phi) = (self.lo[prefix], self.hi[prefix]);
-        for j in plo..phi {
-            self.prev[j] = self.get(prefix, j).0;
-        }
-        for i in prefix + 1..=n_h {
+        let from = prefix - prefix % self.every;
+        let mut above = self.load_kept(from);
+        for i in from + 1..=n_h {
             // The same beam as the matrix's row `i` (the same hypothesis length).
-            let (lo, hi) = (self.lo[i], self.hi[i]);
+            let (lo, hi) = self.beam.columns(i);
             let word = self.shifted[i - 1];
-            let prev = |j: usize, row: &[i64]| if j >= plo && j < phi { row[j] } else { INF };
-            for j in lo..hi {
-                let c = if j == 0 {
-                    prev(0, &self.prev) + 1
-                } else {
-                    let sub_cost = i64::from(word != reference[j - 1]);
-                    let left = if j > lo { self.cur[j - 1] } else { INF };
-                    cell(
-                        prev(j - 1, &self.prev) + sub_cost,
-                        OP_NOP,
-                        prev(j, &self.prev) + 1,
-                        left + 1,
-                    )
-                    .0
-                };
-                self.cur[j] = c;
-            }
-            if self.finite && i >= moved_end && i < n_h {
-                let row = &self.cost[self.start[i]..self.start[i] + (hi - lo)];
-                let c = self.cur[lo] - row[0];
-                if self.cur[lo..hi].iter().zip(row).all(|(x, y)| x - y == c) {
-                    return self.get(n_h, n_r).0 + c;
+            row::<false>(
+                reference,
+                word,
+                &self.prev,
+                above,
+                (lo, hi),
+                &mut self.cur,
+                &mut self.ops,
+            );
+            if self.finite && i >= moved_end && i < n_h && i % self.every == 0 {
+                let start = self.kept_start[i / self.every];
+                let kept = &self.kept[start..start + (hi - lo)];
+                let c = self.cur[0] - kept[0];
+                if self.cur.iter().zip(kept).all(|(x, y)| x - y == c) {
+                    return self.distance + c;
                 }
             }
             std::mem::swap(&mut self.prev, &mut self.cur);
-            (plo, phi) = (lo, hi);
+            above = (lo, hi);
         }
-        self.prev[n_r]
+        *self.prev.last().expect("the last row has column n_r")
+    }
+
+    /// With `every > 1`: recomputes the operations of the rows after kept row `block × every`
+    /// up to the next kept one (or the last row) into `block_ops`.
+    fn fill_block(&mut self, reference: &[u32], block: usize) {
+        let first = block * self.every;
+        let last = (first + self.every).min(self.words.len());
+        self.block_ops.clear();
+        self.block_start.clear();
+        let mut above = self.load_kept(first);
+        for i in first + 1..=last {
+            let columns = self.beam.columns(i);
+            self.block_start.push(self.block_ops.len());
+            row::<true>(
+                reference,
+                self.words[i - 1],
+                &self.prev,
+                above,
+                columns,
+                &mut self.cur,
+                &mut self.block_ops,
+            );
+            std::mem::swap(&mut self.prev, &mut self.cur);
+            above = columns;
+        }
     }
 
     /// The operations from `(n_h, n_r)` back to `(0, 0)`, in order (`_edit_distance`'s trace).
-    fn trace(&mut self) {
+    fn trace(&mut self, reference: &[u32]) {
         self.trace.clear();
-        // Row 0 spans the whole reference, 0..=n_r.
-        let (mut i, mut j) = (self.words.len(), self.hi[0] - 1);
+        let (mut i, mut j) = (self.words.len(), reference.len());
+        let mut block = None;
         while i > 0 || j > 0 {
-            let op = self.get(i, j).1;
+            let (lo, hi) = self.beam.row_columns(i);
+            // Outside the beam: sacreBLEU's `(_INT_INFINITY, 'x')`.
+            let op = if j < lo || j >= hi {
+                OP_UNDEF
+            } else if i == 0 {
+                OP_INS
+            } else if self.every == 1 {
+                self.ops[self.kept_start[i] + j - lo]
+            } else {
+                let b = (i - 1) / self.every;
+                if block != Some(b) {
+                    self.fill_block(reference, b);
+                    block = Some(b);
+                }
+                self.block_ops[self.block_start[i - 1 - b * self.every] + j - lo]
+            };
             self.trace.push(op);
             match op {
                 OP_SUB | OP_NOP => {
@@ -428,7 +499,7 @@ impl Aligner {
         self.align.clear();
         self.ref_err.clear();
         self.hyp_err.clear();
-        let mut pos_hyp: i64 = -1;
+        let mut pos_hyp: i32 = -1;
         for &op in &self.trace {
             // Flipped: our insertion (a reference word) is a deletion of the rewrite of the
             // reference into the hypothesis, and the other way round.
@@ -452,6 +523,50 @@ impl Aligner {
             }
         }
     }
+}
+
+/// Row `i` of the matrix — columns `lo..hi` for hypothesis word `word` — into `cur` (from
+/// `cur[0]`), from row `i - 1` in `prev` (columns `above`, infinite outside them); with `OPS`,
+/// each cell's operation is pushed onto `ops`. Returns whether every cell is finite.
+#[inline(always)]
+fn row<const OPS: bool>(
+    reference: &[u32],
+    word: u32,
+    prev: &[i64],
+    above: (usize, usize),
+    (lo, hi): (usize, usize),
+    cur: &mut Vec<i64>,
+    ops: &mut Vec<u8>,
+) -> bool {
+    cur.clear();
+    let up = |j: usize| {
+        if j >= above.0 && j < above.1 {
+            prev[j - above.0]
+        } else {
+            INF
+        }
+    };
+    let mut left = INF;
+    let mut finite = true;
+    for j in lo..hi {
+        let (c, o) = if j == 0 {
+            (up(0) + 1, OP_DEL)
+        } else {
+            let (sub_cost, sub_op) = if word == reference[j - 1] {
+                (0, OP_NOP)
+            } else {
+                (1, OP_SUB)
+            };
+            cell(up(j - 1) + sub_cost, sub_op, up(j) + 1, left + 1)
+        };
+        left = c;
+        finite &= c < INF;
+        cur.push(c);
+        if OPS {
+            ops.push(o);
+        }
+    }
+    finite
 }
 
 /// One matrix cell: sacreBLEU's preference order — no-op/substitution, then deletion, then
@@ -540,6 +655,57 @@ mod tests {
                     sorted.sort();
                     assert_eq!(sorted, words, "{start} {length} {target}");
                 }
+            }
+        }
+    }
+
+    /// Keeping one row in `every` (the path of huge lines) changes memory, never the edits:
+    /// random segments over a small vocabulary (many matches, shifts and ties), lengths across
+    /// block boundaries and length ratios that widen the beam, against the whole matrix.
+    #[test]
+    fn kept_rows_give_the_edits_of_the_whole_matrix() {
+        let mut x: u32 = 0x9e37_79b9;
+        let mut next = |n: u32| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x % n
+        };
+        let mut whole = Aligner::default();
+        let mut kept = Aligner::default();
+        for case in 0..400 {
+            let n_h = next(if case % 10 == 0 { 300 } else { 90 }) as usize;
+            let n_r = if case % 7 == 0 {
+                next(400) as usize
+            } else {
+                n_h + next(9) as usize
+            };
+            let vocab = 2 + next(12);
+            let hyp: Vec<u32> = (0..n_h).map(|_| next(vocab)).collect();
+            let mut reference: Vec<u32> = hyp.iter().take(n_r).copied().collect();
+            reference.resize_with(n_r, || next(vocab));
+            // Move a few blocks and change a few words, so that shifts pay off.
+            for _ in 0..next(4) {
+                if n_r > 12 {
+                    let (a, b) = (next(n_r as u32 - 6) as usize, next(n_r as u32 - 6) as usize);
+                    let mut moved = Vec::new();
+                    perform_shift(&reference, a, 1 + next(5) as usize, b, &mut moved);
+                    reference = moved;
+                }
+                if n_r > 0 {
+                    let k = next(n_r as u32) as usize;
+                    reference[k] = next(vocab);
+                }
+            }
+            let expected = edits(&hyp, &reference, &mut whole);
+            assert_eq!(whole.every, 1);
+            for every in [2, 3, 7, CHECKPOINT_EVERY] {
+                kept.force_every = every;
+                assert_eq!(
+                    edits(&hyp, &reference, &mut kept),
+                    expected,
+                    "case {case}: {n_h} x {n_r} words, one row in {every}"
+                );
             }
         }
     }

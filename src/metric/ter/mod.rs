@@ -14,8 +14,7 @@
 
 mod align;
 mod normalize;
-
-use rustc_hash::FxHashMap;
+mod vocab;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -30,6 +29,7 @@ use crate::input::{RefCounts, Segment};
 use align::Aligner;
 pub use align::Edits;
 use normalize::Tercom;
+use vocab::Vocab;
 
 /// `ter`'s own options, with sacreBLEU's names.
 #[derive(clap::Args, Clone, Debug)]
@@ -105,7 +105,7 @@ pub struct TerTotals {
 #[derive(Default)]
 pub struct TerWorkspace {
     scratch: normalize::Scratch,
-    ids: FxHashMap<Box<str>, u32>,
+    ids: Vocab,
     hyp: Vec<u32>,
     reference: Vec<u32>,
     /// A normalized reference's words joined by spaces, for its second pass.
@@ -144,17 +144,7 @@ impl TerWorkspace {
         } else {
             line
         };
-        for word in tercom.words(line, scratch) {
-            let next = ids.len() as u32;
-            let id = match ids.get(word) {
-                Some(&id) => id,
-                None => {
-                    ids.insert(word.into(), next);
-                    next
-                }
-            };
-            out.push(id);
-        }
+        out.extend(tercom.words(line, scratch).map(|word| ids.id(word)));
     }
 }
 
