@@ -10,6 +10,24 @@ use crate::status;
 /// Runs the command line and returns the exit status.
 pub fn main() -> ExitCode {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let invoked_as = argv
+        .first()
+        .map(std::path::Path::new)
+        .and_then(|p| p.file_name());
+    let sacrebleu = invoked_as.is_some_and(|n| n == "sacrebleu");
+    if sacrebleu
+        || argv
+            .get(1)
+            .is_some_and(|a| a == "merge" || a == "compare" || a == "sacrebleu")
+    {
+        if let Err(e) = crate::signals::ignore_report_requests() {
+            diagnostic(&format!(
+                "error: installing signal handlers: {}",
+                crate::diagnostic::io_message(&e)
+            ));
+            return ExitCode::from(status::IO);
+        }
+    }
     if argv.get(1).is_some_and(|a| a == "merge") {
         crate::heap::tune();
         return command::merge::main(argv);
@@ -18,11 +36,7 @@ pub fn main() -> ExitCode {
         return command::compare::main(argv);
     }
     // sacreBLEU's command line: `bleu-stream sacrebleu …`, or this binary linked as `sacrebleu`.
-    let invoked_as = argv
-        .first()
-        .map(std::path::Path::new)
-        .and_then(|p| p.file_name());
-    if invoked_as.is_some_and(|n| n == "sacrebleu") {
+    if sacrebleu {
         return command::sacrebleu::main(argv);
     }
     if argv.get(1).is_some_and(|a| a == "sacrebleu") {

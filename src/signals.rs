@@ -31,6 +31,16 @@ pub fn install() -> io::Result<Signals> {
     Signals::new([SIGINT, SIGTERM, SIGHUP, SIGUSR1])
 }
 
+/// For `merge`, `compare` and `sacrebleu`, which have no running report: SIGUSR1 is recorded and
+/// never acted on. Its default action is to terminate, and `pkill -USR1 bleu-stream`, aimed at
+/// a scoring daemon's report, reaches every bleu-stream process of the user: a batch job
+/// scoring next to the daemon must not die of it. SIGINT, SIGTERM and SIGHUP keep their default
+/// action (these commands write nothing that a stop could leave half-replaced).
+pub fn ignore_report_requests() -> io::Result<()> {
+    signal_hook::flag::register(SIGUSR1, Arc::new(std::sync::atomic::AtomicBool::new(false)))
+        .map(drop)
+}
+
 /// Starts the thread that forwards the signals recorded by `signals` as events. Signals that
 /// arrived before (while the options were parsed) are turned into events here, before the
 /// reader starts, so that their effect does not depend on which thread runs first. A second

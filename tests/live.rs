@@ -707,26 +707,7 @@ fn signals_during_start_up_have_their_documented_effect() {
             "USR1" => 10,
             _ => 15,
         };
-        let status = format!("/proc/{}/status", child.id());
-        let started = std::time::Instant::now();
-        let caught = || -> bool {
-            let Ok(text) = std::fs::read_to_string(&status) else {
-                return false;
-            };
-            let mask = text
-                .lines()
-                .find_map(|l| l.strip_prefix("SigCgt:"))
-                .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
-                .unwrap_or(0);
-            mask & (1 << (bit - 1)) != 0
-        };
-        while !caught() {
-            assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "no handler for SIG{name}"
-            );
-            thread::sleep(Duration::from_micros(200));
-        }
+        wait_until_caught(&child, bit);
         signal(&child, name);
         let mut stdin = child.stdin.take().unwrap();
         // A SIGTERM before the input ends: whatever is read is still scored.
@@ -741,6 +722,85 @@ fn signals_during_start_up_have_their_documented_effect() {
             err.contains("running report"),
             name == "USR1",
             "SIG{name}: {err}"
+        );
+    }
+}
+
+/// Waits until `child` catches signal number `bit` (its /proc SigCgt mask): from then on a
+/// signal sent has the effect its handler gives it, not the default action.
+fn wait_until_caught(child: &Child, bit: u32) {
+    let status = format!("/proc/{}/status", child.id());
+    let started = Instant::now();
+    let caught = || -> bool {
+        let Ok(text) = fs::read_to_string(&status) else {
+            return false;
+        };
+        let mask = text
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+            .unwrap_or(0);
+        mask & (1 << (bit - 1)) != 0
+    };
+    while !caught() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no handler for signal {bit}"
+        );
+        thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// `pkill -USR1 bleu-stream` asks a scoring daemon for a running report, and reaches every
+/// bleu-stream process of the user. `merge`, `compare` and `sacrebleu` have no running report;
+/// SIGUSR1's default action killed them (status 138 and no output): it is ignored now.
+#[test]
+fn batch_commands_ignore_sigusr1() {
+    let dir = tempdir("usr1");
+    let reference = dir.join("ref.txt");
+    fs::write(&reference, "a b c d e\nf g h\n").unwrap();
+    let reference = reference.to_str().unwrap();
+    let stats = Cmd::new()
+        .args(["--emit", "stats"])
+        .stdin("a b c d\ta b c d e\nf g\tf g h\n")
+        .run();
+    assert_eq!(stats.code, Some(0), "{}", stats.describe());
+    for (args, input, says) in [
+        (vec!["merge", "-b"], stats.stdout_str(), ""),
+        (
+            vec!["compare", "-r", reference],
+            "a b c d\ta b c\nf g\tf g h\n".to_owned(),
+            "BLEU",
+        ),
+        (
+            vec!["sacrebleu", reference, "-b"],
+            "a b c d\nf g\n".to_owned(),
+            "",
+        ),
+    ] {
+        let mut child = Command::new(BIN)
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_until_caught(&child, 10);
+        signal(&child, "USR1");
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !stdout.is_empty() && stdout.contains(says),
+            "{args:?}: {stdout}"
         );
     }
 }
