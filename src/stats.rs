@@ -279,8 +279,8 @@ pub struct Merged {
 
 impl Merged {
     /// Starts from the first document: its metrics and settings are what every other document
-    /// must have.
-    pub fn new(first: &Value) -> Result<Merged, String> {
+    /// must have. Grouped documents may hold at most `max_groups` distinct groups in all.
+    pub fn new(first: &Value, max_groups: usize) -> Result<Merged, String> {
         let h = header(first)?;
         let keys: Vec<String> = h.keys.iter().map(|k| (*k).to_owned()).collect();
         let metrics = keys
@@ -306,7 +306,7 @@ impl Merged {
             .transpose()?;
         let groups = group_by.as_ref().map(|_| {
             Groups::new(
-                usize::MAX,
+                max_groups,
                 resampler.as_ref().map(|r: &Resampler| r.settings),
             )
         });

@@ -472,3 +472,46 @@ fn usage_errors() {
         );
     }
 }
+
+/// `merge` kept every group of its documents whatever their number: a stats file of millions of
+/// tiny groups grew memory with the file (issue 19 point 2). It has the scoring command's
+/// `--max-groups` now (default 10,000): one more is an error naming the file and the document.
+#[test]
+fn merge_caps_the_number_of_groups() {
+    let input = "{\"g\":1,\"hyp\":\"a\",\"ref\":\"a\"}\n{\"g\":2,\"hyp\":\"b\",\"ref\":\"b\"}\n\
+                 {\"g\":3,\"hyp\":\"c\",\"ref\":\"c\"}\n";
+    let stats = Cmd::new()
+        .args(["--group-by", "g", "--emit", "stats"])
+        .stdin(input)
+        .run();
+    assert_eq!(stats.code, Some(0), "{}", stats.describe());
+    let out = Cmd::new()
+        .args(["merge", "--max-groups", "2"])
+        .stdin(stats.stdout.clone())
+        .run();
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    let err = out.stderr_str();
+    assert!(
+        err.contains("<stdin>: document 1:")
+            && err.contains("group 3 would be group 3 but --max-groups is 2"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    let out = Cmd::new()
+        .args(["merge", "--max-groups", "3", "-f", "jsonl"])
+        .stdin(stats.stdout.clone())
+        .run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert_eq!(
+        out.jsonl().unwrap().len(),
+        4,
+        "the overall record and 3 groups"
+    );
+    for bad in ["0", "100000001", "x"] {
+        let out = Cmd::new()
+            .args(["merge", "--max-groups", bad])
+            .stdin(stats.stdout.clone())
+            .run();
+        assert_eq!(out.code, Some(2), "{bad}: {}", out.describe());
+    }
+}

@@ -27,7 +27,7 @@ fn merge(bytes: &[u8]) -> Result<Option<Merged>, String> {
         };
         let m = match &mut merged {
             Some(m) => m,
-            None => merged.insert(Merged::new(&doc.value)?),
+            None => merged.insert(Merged::new(&doc.value, bleu_stream::groups::DEFAULT_MAX)?),
         };
         m.add(&doc.value)?;
     }

@@ -80,6 +80,21 @@ pub struct MergeArgs {
     #[arg(long, value_name = "BYTES", default_value = "1G",
           value_parser = |t: &str| crate::cli::parse_size(t, MAX_DOCUMENT_BYTES, "the longest document accepted"))]
     pub max_document_bytes: usize,
+
+    /// At most N distinct groups in all the documents (of runs with --group-by): one more is
+    /// an error (status 2). Each group holds its own totals, so this bounds memory as
+    /// --max-document-bytes does.
+    #[arg(long, value_name = "N", default_value_t = crate::groups::DEFAULT_MAX,
+          value_parser = max_groups)]
+    pub max_groups: usize,
+}
+
+/// `--max-groups`: 1 to 100,000,000, as the scoring command's.
+fn max_groups(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n @ 1..=100_000_000) => Ok(n as usize),
+        _ => Err(format!("'{text}' is not in 1..=100000000")),
+    }
 }
 
 /// Runs `bleu-stream merge` (`args` includes the program name and `merge`).
@@ -220,7 +235,7 @@ fn read_all(args: &MergeArgs) -> Result<Merged, (u8, String)> {
         };
         let m = match &mut merged {
             Some(m) => m,
-            None => merged.insert(Merged::new(&doc.value).map_err(context)?),
+            None => merged.insert(Merged::new(&doc.value, args.max_groups).map_err(context)?),
         };
         m.add(&doc.value).map_err(context)?;
     }
