@@ -17,7 +17,7 @@ use super::score::{self, Piece, Score};
 use super::Registered;
 use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
-use crate::ngram::{overlap, NgramIds, NgramIndex};
+use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
 use crate::unicode::py_lower_into;
 
@@ -91,10 +91,7 @@ pub struct GleuWorkspace {
     lower: String,
     hyp: Tokens,
     reference: Tokens,
-    index: NgramIndex,
-    hyp_ids: NgramIds,
-    ref_ids: NgramIds,
-    hyp_count: Vec<u32>,
+    clip: ClipWorkspace,
 }
 
 impl Gleu {
@@ -158,18 +155,10 @@ impl Gleu {
         if top < min_len.max(1) {
             return tp;
         }
-        ws.index.clear();
-        ws.index.index(reference, top, &mut ws.ref_ids);
-        ws.index.lookup(hyp, top, &mut ws.hyp_ids);
-        let ids = ws.index.num_ids();
-        if ws.hyp_count.len() < ids {
-            ws.hyp_count.resize(ids, 0);
-        }
-        let count = &mut ws.hyp_count;
-        for n in min_len.max(1)..=top {
-            tp += overlap(ws.hyp_ids.order(n), ws.ref_ids.order(n), count);
-        }
-        tp
+        // With one reference, clipped matches are the multiset overlap of each order (the
+        // clipping maximum is over that reference alone): NLTK's `Counter` intersection.
+        clipped_matches(hyp, std::slice::from_ref(reference), top, &mut ws.clip);
+        tp + ws.clip.matches[min_len.max(1) - 1..top].iter().sum::<u64>()
     }
 
     /// Segment statistics: NLTK's per-sentence loop of `corpus_gleu`.

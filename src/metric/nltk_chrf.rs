@@ -21,7 +21,7 @@ use super::score::{self, Piece, Score};
 use super::Metric;
 use super::Registered;
 use crate::input::{RefCounts, Segment};
-use crate::ngram::{overlap, NgramIds, NgramIndex};
+use crate::ngram::{overlap, CharNgrams, NgramIds, NgramIndex};
 use crate::tokenize::mteval::is_perl_whitespace;
 use crate::tokenize::Tokens;
 
@@ -141,6 +141,12 @@ pub struct NltkChrfWorkspace {
     hyp_ids: NgramIds,
     ref_ids: NgramIds,
     count: Vec<u32>,
+    /// The fast path of [`NltkChrf::fscores`]: the strings as NLTK scores them, and their
+    /// character n-gram matches.
+    hyp_text: String,
+    ref_text: String,
+    chars: CharNgrams,
+    matches: Vec<u64>,
 }
 
 impl NltkChrf {
@@ -256,6 +262,51 @@ impl NltkChrf {
         (tps, tpfps, tpfns)
     }
 
+    /// The fast path of [`fscores`](Self::fscores): per order `min_len..=max_len` (`min_len ≥
+    /// 1`), `(tp, tpfp, tpfn)` counted by [`CharNgrams`] (chrF's exact integer n-gram keys; its
+    /// matches are NLTK's `sum((hyp_ngrams & ref_ngrams).values())`). `None` when it does not
+    /// apply (order 0, or keys over 128 bits): [`counts`](Self::counts) does it then.
+    fn char_matches<'w>(
+        &self,
+        hyp: &str,
+        reference: &str,
+        ws: &'w mut NltkChrfWorkspace,
+    ) -> Option<impl Iterator<Item = (u64, u64, u64)> + 'w> {
+        let (lo, hi) = (self.config.min_len, self.config.max_len);
+        if lo == 0 {
+            return None;
+        }
+        // NLTK's `re.sub(r"\s+", "", s)` when ignore_whitespace (the same characters as
+        // [`chars`](Self::chars) drops); `CharNgrams` then keeps every character.
+        let keep = |s: &str, out: &mut String| -> u64 {
+            out.clear();
+            let mut len = 0u64;
+            for c in s.chars() {
+                if !(self.config.ignore_whitespace && is_perl_whitespace(c)) {
+                    out.push(c);
+                    len += 1;
+                }
+            }
+            len
+        };
+        let lh = keep(hyp, &mut ws.hyp_text);
+        let lr = keep(reference, &mut ws.ref_text);
+        ws.chars.set_hyp(&ws.hyp_text, true);
+        ws.matches.clear();
+        if !ws
+            .chars
+            .count(&ws.hyp_text, &ws.ref_text, true, hi, &mut ws.matches)
+        {
+            return None;
+        }
+        let grams = |len: u64, n: usize| (len + 1).saturating_sub(n as u64);
+        Some((lo..=hi).map(move |n| {
+            // `[hyp_count, ref_count, matches]` per order from 1.
+            let tp = ws.matches[3 * (n - 1) + 2];
+            (tp, grams(lh, n), grams(lr, n))
+        }))
+    }
+
     /// Segment statistics: the F-score of each order `min_len..=max_len`, as `corpus_chrf`
     /// computes them, or the error it raises.
     pub fn fscores(
@@ -267,6 +318,11 @@ impl NltkChrf {
         let (lo, hi) = (self.config.min_len, self.config.max_len);
         if lo > hi {
             return Ok(Vec::new());
+        }
+        if let Some(tps) = self.char_matches(hyp, reference, ws) {
+            return tps
+                .map(|(tp, tpfp, tpfn)| self.prfs_counts(tp, tpfp, tpfn).map(|p| p.2))
+                .collect();
         }
         let (mut h, mut r) = (
             std::mem::take(&mut ws.hyp),

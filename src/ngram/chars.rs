@@ -119,24 +119,30 @@ impl Alphabet {
         self.size = 0;
     }
 
-    /// The id of `c`, assigning the next one if it has none.
-    #[inline]
+    /// The id of `c`, assigning the next one if it has none. An ASCII character is new or seen
+    /// without a branch (a sentence's first occurrences are too many for a predictor); the
+    /// others go through the map, out of line.
+    #[inline(always)]
     fn id(&mut self, c: char) -> u32 {
         if c.is_ascii() {
             let slot = &mut self.ascii[c as usize];
-            if *slot == 0 {
-                self.size += 1;
-                *slot = self.size;
-            }
+            let new = u32::from(*slot == 0);
+            self.size += new;
+            *slot |= self.size & new.wrapping_neg();
             *slot
         } else {
-            let next = self.size + 1;
-            let id = *self.other.entry(c).or_insert(next);
-            if id == next {
-                self.size = next;
-            }
-            id
+            self.other_id(c)
         }
+    }
+
+    #[inline(never)]
+    fn other_id(&mut self, c: char) -> u32 {
+        let next = self.size + 1;
+        let id = *self.other.entry(c).or_insert(next);
+        if id == next {
+            self.size = next;
+        }
+        id
     }
 
     /// The id of a character already seen.
@@ -178,9 +184,16 @@ impl Side {
             });
             self.len = len;
         } else {
-            let ids = &mut self.ids;
-            each_char(text, keep_ws, |c| ids.push(alphabet.id(c)));
-            self.len = ids.len();
+            // At most one character a byte: the ids are written into place, not pushed.
+            self.ids.resize(text.len(), 0);
+            let ids = &mut self.ids[..];
+            let mut len = 0;
+            each_char(text, keep_ws, |c| {
+                ids[len] = alphabet.id(c);
+                len += 1;
+            });
+            self.ids.truncate(len);
+            self.len = len;
         }
     }
 
@@ -396,7 +409,8 @@ struct PrefixIds {
     /// `map[prefix id × stride + last character id]`: id of that n-gram, 0 = none. All zero
     /// between steps.
     map: Vec<u32>,
-    /// The indices of `map` set by the current step, to zero it again.
+    /// `set[id]`: the index of `map` that n-gram id `id` of the current step went to, to zero
+    /// it again (index 0 unused, one scratch slot after the last id).
     set: Vec<u32>,
     /// Unmatched reference occurrences by n-gram id (index 0, "none", stays 0).
     avail: Vec<u32>,
@@ -424,51 +438,68 @@ impl PrefixIds {
 
     /// From the ids of order n − 1 to those of order n (`n ≥ 2`, both sides at least n long),
     /// returning the matches of order n.
+    ///
+    /// One pass over the reference assigns ids and counts occurrences, one over the hypothesis
+    /// consumes them; then only the entries set are zeroed. Every buffer is sized before the
+    /// loops, so that they index slices (no `push`, no reload of a `Vec` through `self` after
+    /// each store into `map`).
     fn step(&mut self, hyp_chars: &[u32], ref_chars: &[u32], n: usize, size: u32) -> u64 {
         let stride = size as usize + 1;
         let map_len = (self.distinct as usize + 1) * stride;
         if self.map.len() < map_len {
             self.map.resize(map_len, 0);
         }
-        let map = &mut self.map[..map_len];
         let (r, h) = (ref_chars.len() + 1 - n, hyp_chars.len() + 1 - n);
-        self.set.clear();
+        // At most `r` distinct n-grams: ids `1..=r`, and `set` has one scratch slot after.
+        if self.set.len() < r + 2 {
+            self.set.resize(r + 2, 0);
+        }
+        if self.avail.len() < r + 2 {
+            self.avail.resize(r + 2, 0);
+        }
+        let PrefixIds {
+            hyp,
+            rf,
+            map,
+            set,
+            avail,
+            distinct: prev,
+        } = self;
+        let map = &mut map[..map_len];
+        let set = &mut set[..r + 2];
+        let avail = &mut avail[..r + 2];
         let mut distinct = 0u32;
-        for i in 0..r {
-            let k = self.rf[i] as usize * stride + ref_chars[i + n - 1] as usize;
+        for (id_at, &last) in rf[..r].iter_mut().zip(&ref_chars[n - 1..]) {
+            let k = *id_at as usize * stride + last as usize;
             let old = map[k];
-            // A new n-gram gets the next id, without a branch on new or seen.
+            // A new n-gram gets the next id, without a branch on new or seen; `set[id]` keeps
+            // where it went (a seen one writes the scratch slot after the last id).
             let new = u32::from(old == 0);
             distinct += new;
             let id = old | (distinct & new.wrapping_neg());
             map[k] = id;
-            self.rf[i] = id;
-            self.set.push(k as u32);
-        }
-        self.rf.truncate(r);
-        if self.avail.len() <= distinct as usize {
-            self.avail.resize(distinct as usize + 1, 0);
-        }
-        let avail = &mut self.avail[..=distinct as usize];
-        for &id in &self.rf {
+            *id_at = id;
+            set[(distinct + 1 - new) as usize] = k as u32;
             avail[id as usize] += 1;
         }
+        rf.truncate(r);
         let mut matches = 0u64;
-        for i in 0..h {
-            let k = self.hyp[i] as usize * stride + hyp_chars[i + n - 1] as usize;
-            let id = map[k];
-            self.hyp[i] = id;
+        for (id_at, &last) in hyp[..h].iter_mut().zip(&hyp_chars[n - 1..]) {
+            // A prefix no reference has (id 0) reads row 0 of `map`, which stays all zero.
+            let id = map[*id_at as usize * stride + last as usize];
+            *id_at = id;
             let a = &mut avail[id as usize];
             let t = u32::from(*a > 0);
             *a -= t;
             matches += u64::from(t);
         }
-        self.hyp.truncate(h);
-        for &k in &self.set {
+        hyp.truncate(h);
+        let distinct_ids = 1..distinct as usize + 1;
+        for &k in &set[distinct_ids.clone()] {
             map[k as usize] = 0;
         }
-        avail.fill(0);
-        self.distinct = distinct;
+        avail[distinct_ids].fill(0);
+        *prev = distinct;
         matches
     }
 }
