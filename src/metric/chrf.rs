@@ -16,11 +16,16 @@ use super::score::{self, Piece, Score};
 use super::Registered;
 use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
-use crate::ngram::{CharNgrams, NgramIds, NgramIndex, ABSENT};
+use crate::ngram::{CharNgrams, CountTables, NgramIds, NgramIndex, Spaces, WordNgrams, ABSENT};
 use crate::tokenize::Tokens;
 use crate::unicode::{is_py_whitespace, py_lower_into, py_rstrip, py_split};
 
 use super::bleu::SACREBLEU_VERSION;
+
+/// A segment whose hypothesis and longest reference together exceed this many bytes has its
+/// word n-grams counted by [`WordNgrams`] (a few bytes a word: bounded memory) rather than by
+/// the general [`NgramIndex`] (faster on sentences, but some 90 bytes a word).
+const PACKED_WORDS_BYTES: usize = 1 << 16;
 
 /// `chrf`'s own options (`--lowercase` is shared: [`CommonArgs`]).
 #[derive(clap::Args, Clone, Debug)]
@@ -108,6 +113,9 @@ pub struct ChrfWorkspace {
     hyp_text: String,
     ref_text: String,
     chars: CharNgrams,
+    words: WordNgrams,
+    /// The count tables of both.
+    tables: CountTables,
     hyp_chars: Tokens,
     hyp_words: Tokens,
     ref_chars: Tokens,
@@ -172,37 +180,31 @@ impl Chrf {
     fn words(&self, line: &str, words: &mut Tokens) {
         words.clear();
         if self.config.word_order > 0 {
-            // `extract_all_word_ngrams`: one ASCII punctuation character is split off the end
-            // of a word, or else off its start (the end wins: `(hi)` → `(hi`, `)`).
-            for w in py_split(line) {
-                let mut cs = w.chars();
-                let (first, last) = (cs.next(), cs.next_back());
-                match (first, last) {
-                    (Some(_), None) => words.push(w),
-                    (_, Some(l)) if is_ascii_punct(l) => {
-                        words.push(&w[..w.len() - l.len_utf8()]);
-                        words.push(&w[w.len() - l.len_utf8()..]);
-                    }
-                    (Some(f), Some(_)) if is_ascii_punct(f) => {
-                        words.push(&w[..f.len_utf8()]);
-                        words.push(&w[f.len_utf8()..]);
-                    }
-                    _ => words.push(w),
-                }
-            }
+            each_word(line, |w| words.push(w));
+        }
+    }
+
+    /// Which white space character n-grams leave out.
+    fn spaces(&self) -> Spaces {
+        if self.config.whitespace {
+            Spaces::Keep
+        } else {
+            Spaces::Python
         }
     }
 
     /// Segment statistics of `hyp` against `refs` (at least one reference).
     ///
     /// Character n-grams are counted by [`CharNgrams`] (exact integer keys, no per-n-gram
-    /// allocation); word n-grams, and character n-grams whose keys would not fit 128 bits, by
-    /// the general [`NgramIndex`].
+    /// allocation); word n-grams by the general [`NgramIndex`], or by [`WordNgrams`] on huge
+    /// segments; character or word n-grams whose keys would not fit 128 bits by the index.
     pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut ChrfWorkspace) -> ChrfStats {
         let ChrfWorkspace {
             hyp_text,
             ref_text,
             chars,
+            words,
+            tables,
             hyp_chars,
             hyp_words,
             ref_chars,
@@ -214,10 +216,18 @@ impl Chrf {
             ref_count,
             candidate,
         } = ws;
-        let keep_ws = self.config.whitespace;
+        let spaces = self.spaces();
         let hyp = self.prepare(hyp, hyp_text);
-        chars.set_hyp(hyp, keep_ws);
-        self.words(hyp, hyp_words);
+        chars.set_hyp(hyp, spaces);
+        let longest_ref = refs.iter().map(|r| r.len()).max().unwrap_or(0);
+        let packed = self.config.word_order > 0 && hyp.len() + longest_ref > PACKED_WORDS_BYTES;
+        if packed {
+            words.start();
+            each_word(hyp, |w| words.hyp_word(w));
+            hyp_words.clear();
+        } else {
+            self.words(hyp, hyp_words);
+        }
         hyp_chars.clear();
         let mut best = Vec::new();
         let mut best_f = -1.0;
@@ -244,7 +254,7 @@ impl Chrf {
                     );
                 }
             };
-            if !chars.count(hyp, r, keep_ws, self.config.char_order, candidate) {
+            if !chars.count(hyp, r, spaces, self.config.char_order, tables, candidate) {
                 if hyp_chars.is_empty() {
                     self.char_tokens(hyp, hyp_chars);
                 }
@@ -252,8 +262,18 @@ impl Chrf {
                 orders(hyp_chars, ref_chars, self.config.char_order, candidate);
             }
             if self.config.word_order > 0 {
-                self.words(r, ref_words);
-                orders(hyp_words, ref_words, self.config.word_order, candidate);
+                let counted = packed && {
+                    words.start_ref();
+                    each_word(r, |w| words.ref_word(w));
+                    words.count(self.config.word_order, tables, candidate)
+                };
+                if !counted {
+                    if packed && hyp_words.is_empty() {
+                        self.words(hyp, hyp_words);
+                    }
+                    self.words(r, ref_words);
+                    orders(hyp_words, ref_words, self.config.word_order, candidate);
+                }
             }
             // The first strictly best reference wins (ties keep the earlier one).
             let f = self.f_score(candidate);
@@ -323,6 +343,28 @@ impl Chrf {
             c.word_order,
             if c.whitespace { "yes" } else { "no" },
         )
+    }
+}
+
+/// Calls `f` with every chrF++ word of a prepared line: `extract_all_word_ngrams` splits one
+/// ASCII punctuation character off the end of a word, or else off its start (the end wins:
+/// `(hi)` → `(hi`, `)`).
+fn each_word<'a>(line: &'a str, mut f: impl FnMut(&'a str)) {
+    for w in py_split(line) {
+        let mut cs = w.chars();
+        let (first, last) = (cs.next(), cs.next_back());
+        match (first, last) {
+            (Some(_), None) => f(w),
+            (_, Some(l)) if is_ascii_punct(l) => {
+                f(&w[..w.len() - l.len_utf8()]);
+                f(&w[w.len() - l.len_utf8()..]);
+            }
+            (Some(first), Some(_)) if is_ascii_punct(first) => {
+                f(&w[..first.len_utf8()]);
+                f(&w[first.len_utf8()..]);
+            }
+            _ => f(w),
+        }
     }
 }
 

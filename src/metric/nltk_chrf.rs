@@ -21,7 +21,7 @@ use super::score::{self, Piece, Score};
 use super::Metric;
 use super::Registered;
 use crate::input::{RefCounts, Segment};
-use crate::ngram::{overlap, CharNgrams, NgramIds, NgramIndex};
+use crate::ngram::{overlap, CharNgrams, CountTables, NgramIds, NgramIndex, Spaces};
 use crate::tokenize::mteval::is_perl_whitespace;
 use crate::tokenize::Tokens;
 
@@ -135,18 +135,15 @@ pub struct NltkChrfTotals {
 /// Per-worker buffers.
 #[derive(Default)]
 pub struct NltkChrfWorkspace {
+    chars: CharNgrams,
+    tables: CountTables,
+    triples: Vec<u64>,
     hyp: Tokens,
     reference: Tokens,
     index: NgramIndex,
     hyp_ids: NgramIds,
     ref_ids: NgramIds,
     count: Vec<u32>,
-    /// The fast path of [`NltkChrf::fscores`]: the strings as NLTK scores them, and their
-    /// character n-gram matches.
-    hyp_text: String,
-    ref_text: String,
-    chars: CharNgrams,
-    matches: Vec<u64>,
 }
 
 impl NltkChrf {
@@ -228,14 +225,6 @@ impl NltkChrf {
         hi: usize,
     ) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
         let (lh, lr) = (ws.hyp.len(), ws.reference.len());
-        let grams = |len: usize, n: usize| -> u64 {
-            // `ngrams(s, 0)` yields len + 1 empty tuples.
-            if n == 0 {
-                len as u64 + 1
-            } else {
-                (len + 1).saturating_sub(n) as u64
-            }
-        };
         let top = hi.min(lh).min(lr);
         if top >= 1 {
             ws.index.clear();
@@ -245,66 +234,13 @@ impl NltkChrf {
                 ws.count.resize(ws.index.num_ids(), 0);
             }
         }
-        let (mut tps, mut tpfps, mut tpfns) = (Vec::new(), Vec::new(), Vec::new());
-        for n in lo..=hi {
-            let tp = if n == 0 {
-                // Every empty n-gram is the same: min(len(hyp) + 1, len(ref) + 1).
-                (lh.min(lr) + 1) as u64
-            } else if n <= top {
+        tally(lh, lr, lo, hi, |n| {
+            if n <= top {
                 overlap(ws.hyp_ids.order(n), ws.ref_ids.order(n), &mut ws.count)
             } else {
                 0
-            };
-            tps.push(tp);
-            tpfps.push(grams(lh, n));
-            tpfns.push(grams(lr, n));
-        }
-        (tps, tpfps, tpfns)
-    }
-
-    /// The fast path of [`fscores`](Self::fscores): per order `min_len..=max_len` (`min_len ≥
-    /// 1`), `(tp, tpfp, tpfn)` counted by [`CharNgrams`] (chrF's exact integer n-gram keys; its
-    /// matches are NLTK's `sum((hyp_ngrams & ref_ngrams).values())`). `None` when it does not
-    /// apply (order 0, or keys over 128 bits): [`counts`](Self::counts) does it then.
-    fn char_matches<'w>(
-        &self,
-        hyp: &str,
-        reference: &str,
-        ws: &'w mut NltkChrfWorkspace,
-    ) -> Option<impl Iterator<Item = (u64, u64, u64)> + 'w> {
-        let (lo, hi) = (self.config.min_len, self.config.max_len);
-        if lo == 0 {
-            return None;
-        }
-        // NLTK's `re.sub(r"\s+", "", s)` when ignore_whitespace (the same characters as
-        // [`chars`](Self::chars) drops); `CharNgrams` then keeps every character.
-        let keep = |s: &str, out: &mut String| -> u64 {
-            out.clear();
-            let mut len = 0u64;
-            for c in s.chars() {
-                if !(self.config.ignore_whitespace && is_perl_whitespace(c)) {
-                    out.push(c);
-                    len += 1;
-                }
             }
-            len
-        };
-        let lh = keep(hyp, &mut ws.hyp_text);
-        let lr = keep(reference, &mut ws.ref_text);
-        ws.chars.set_hyp(&ws.hyp_text, true);
-        ws.matches.clear();
-        if !ws
-            .chars
-            .count(&ws.hyp_text, &ws.ref_text, true, hi, &mut ws.matches)
-        {
-            return None;
-        }
-        let grams = |len: u64, n: usize| (len + 1).saturating_sub(n as u64);
-        Some((lo..=hi).map(move |n| {
-            // `[hyp_count, ref_count, matches]` per order from 1.
-            let tp = ws.matches[3 * (n - 1) + 2];
-            (tp, grams(lh, n), grams(lr, n))
-        }))
+        })
     }
 
     /// Segment statistics: the F-score of each order `min_len..=max_len`, as `corpus_chrf`
@@ -319,10 +255,23 @@ impl NltkChrf {
         if lo > hi {
             return Ok(Vec::new());
         }
-        if let Some(tps) = self.char_matches(hyp, reference, ws) {
-            return tps
-                .map(|(tp, tpfp, tpfn)| self.prfs_counts(tp, tpfp, tpfn).map(|p| p.2))
-                .collect();
+        // Character n-grams as exact integer keys in capped tables (bounded memory for any
+        // line); the general index only when the keys would not fit 128 bits.
+        let spaces = if self.config.ignore_whitespace {
+            Spaces::Regex
+        } else {
+            Spaces::Keep
+        };
+        ws.chars.set_hyp(hyp, spaces);
+        ws.triples.clear();
+        if ws
+            .chars
+            .count(hyp, reference, spaces, hi, &mut ws.tables, &mut ws.triples)
+        {
+            let (lh, lr) = ws.chars.lens();
+            let triples = &ws.triples;
+            let (tp, tpfp, tpfn) = tally(lh, lr, lo, hi, |n| triples[3 * n - 1]);
+            return self.order_fscores(&tp, &tpfp, &tpfn);
         }
         let (mut h, mut r) = (
             std::mem::take(&mut ws.hyp),
@@ -333,8 +282,13 @@ impl NltkChrf {
         ws.hyp = h;
         ws.reference = r;
         let (tp, tpfp, tpfn) = self.counts(ws, lo, hi);
+        self.order_fscores(&tp, &tpfp, &tpfn)
+    }
+
+    /// The F-score of every order from its counts.
+    fn order_fscores(&self, tp: &[u64], tpfp: &[u64], tpfn: &[u64]) -> Result<Vec<f64>, PyError> {
         let mut out = Vec::with_capacity(tp.len());
-        for ((&tp, &tpfp), &tpfn) in tp.iter().zip(&tpfp).zip(&tpfn) {
+        for ((&tp, &tpfp), &tpfn) in tp.iter().zip(tpfp).zip(tpfn) {
             out.push(self.prfs_counts(tp, tpfp, tpfn)?.2);
         }
         Ok(out)
@@ -370,6 +324,37 @@ impl NltkChrf {
             if c.ignore_whitespace { "no" } else { "yes" }
         )
     }
+}
+
+/// Per order `lo..=hi` of a hypothesis of `lh` characters against a reference of `lr`: `(tp,
+/// tpfp, tpfn)`, the overlap of order n ≥ 1 being `tp(n)`.
+fn tally(
+    lh: usize,
+    lr: usize,
+    lo: usize,
+    hi: usize,
+    mut tp: impl FnMut(usize) -> u64,
+) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+    let grams = |len: usize, n: usize| -> u64 {
+        // `ngrams(s, 0)` yields len + 1 empty tuples.
+        if n == 0 {
+            len as u64 + 1
+        } else {
+            (len + 1).saturating_sub(n) as u64
+        }
+    };
+    let (mut tps, mut tpfps, mut tpfns) = (Vec::new(), Vec::new(), Vec::new());
+    for n in lo..=hi {
+        tps.push(if n == 0 {
+            // Every empty n-gram is the same: min(len(hyp) + 1, len(ref) + 1).
+            (lh.min(lr) + 1) as u64
+        } else {
+            tp(n)
+        });
+        tpfps.push(grams(lh, n));
+        tpfns.push(grams(lr, n));
+    }
+    (tps, tpfps, tpfns)
 }
 
 /// "NLTK raises …": what a row or report says instead of a score.

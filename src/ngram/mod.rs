@@ -14,10 +14,14 @@ use crate::tokenize::{TokenKey, Tokens};
 mod bitparallel;
 mod chars;
 mod clip;
+mod packed;
 mod table;
+mod words;
 
-pub use chars::CharNgrams;
+pub use chars::{CharNgrams, Spaces};
 pub use clip::{clipped_matches, overlap, ClipWorkspace};
+pub use packed::CountTables;
+pub use words::WordNgrams;
 
 use table::{key_diff, ones_if_nonzero, pair_hash, token_hash, PairSlot, Table, TokenSlot};
 
