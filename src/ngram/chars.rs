@@ -474,15 +474,7 @@ mod tests {
         out
     }
 
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-    }
+    use crate::ngram::test_rng::Rng;
 
     #[test]
     fn counts_equal_naive_counting_for_every_key_width() {

@@ -333,31 +333,21 @@ impl Aligner {
             return self.distance;
         }
         let mut finite = true;
+        // The operations are kept only with the whole matrix (one call a row, not a cell).
+        let fill = if whole { row::<true> } else { row::<false> };
         let mut above = self.load_kept(0);
         for i in 1..=n_h {
             let columns = beam.columns(i);
             let word = self.words[i - 1];
-            finite &= if whole {
-                row::<true>(
-                    reference,
-                    word,
-                    &self.prev,
-                    above,
-                    columns,
-                    &mut self.cur,
-                    &mut self.ops,
-                )
-            } else {
-                row::<false>(
-                    reference,
-                    word,
-                    &self.prev,
-                    above,
-                    columns,
-                    &mut self.cur,
-                    &mut self.ops,
-                )
-            };
+            finite &= fill(
+                reference,
+                word,
+                &self.prev,
+                above,
+                columns,
+                &mut self.cur,
+                &mut self.ops,
+            );
             if i % self.every == 0 {
                 self.kept_start.push(self.kept.len());
                 self.kept.extend_from_slice(&self.cur);
