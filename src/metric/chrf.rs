@@ -16,7 +16,9 @@ use super::score::{self, Piece, Score};
 use super::Registered;
 use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
-use crate::ngram::{CharNgrams, CountTables, NgramIds, NgramIndex, Spaces, WordNgrams, ABSENT};
+use crate::ngram::{
+    CharNgrams, CountTables, NgramIds, NgramIndex, SortedNgrams, Spaces, WordNgrams, ABSENT,
+};
 use crate::tokenize::Tokens;
 use crate::unicode::{is_py_whitespace, py_lower_into, py_rstrip, py_split};
 
@@ -26,6 +28,10 @@ use super::bleu::SACREBLEU_VERSION;
 /// word n-grams counted by [`WordNgrams`] (a few bytes a word: bounded memory) rather than by
 /// the general [`NgramIndex`] (faster on sentences, but some 90 bytes a word).
 const PACKED_WORDS_BYTES: usize = 1 << 16;
+
+/// A segment as big has character orders too long for [`CharNgrams`]' 128-bit keys counted by
+/// [`SortedNgrams`] (4 bytes a character and position) rather than by the index.
+const SORTED_CHARS_BYTES: usize = 1 << 16;
 
 /// `chrf`'s own options (`--lowercase` is shared: [`CommonArgs`]).
 #[derive(clap::Args, Clone, Debug)]
@@ -126,6 +132,10 @@ pub struct ChrfWorkspace {
     hyp_count: Vec<u32>,
     ref_count: Vec<u32>,
     candidate: Vec<u64>,
+    /// Code points of the kept characters, for [`SortedNgrams`].
+    hyp_points: Vec<u32>,
+    ref_points: Vec<u32>,
+    sorted: SortedNgrams,
 }
 
 /// ASCII punctuation, `string.punctuation`: the characters chrF++ splits off words.
@@ -176,6 +186,17 @@ impl Chrf {
         }
     }
 
+    /// The code points of the characters [`Chrf::char_tokens`] keeps: equal characters, equal
+    /// ids.
+    fn code_points(&self, line: &str, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend(
+            line.chars()
+                .filter(|&c| self.config.whitespace || !is_py_whitespace(c))
+                .map(u32::from),
+        );
+    }
+
     /// chrF++ words of a prepared line.
     fn words(&self, line: &str, words: &mut Tokens) {
         words.clear();
@@ -215,6 +236,9 @@ impl Chrf {
             hyp_count,
             ref_count,
             candidate,
+            hyp_points,
+            ref_points,
+            sorted,
         } = ws;
         let spaces = self.spaces();
         let hyp = self.prepare(hyp, hyp_text);
@@ -254,7 +278,18 @@ impl Chrf {
                     );
                 }
             };
-            if !chars.count(hyp, r, spaces, self.config.char_order, tables, candidate) {
+            let char_order = self.config.char_order;
+            let counted = chars.count(hyp, r, spaces, char_order, tables, candidate);
+            if !counted && hyp.len() + r.len() > SORTED_CHARS_BYTES {
+                self.code_points(hyp, hyp_points);
+                self.code_points(r, ref_points);
+                for n in 1..=char_order {
+                    let h = (hyp_points.len() + 1).saturating_sub(n) as u64;
+                    let rn = (ref_points.len() + 1).saturating_sub(n) as u64;
+                    let matched = sorted.matches(hyp_points, ref_points, n);
+                    candidate.extend_from_slice(&[if rn == 0 { 0 } else { h }, rn, matched]);
+                }
+            } else if !counted {
                 if hyp_chars.is_empty() {
                     self.char_tokens(hyp, hyp_chars);
                 }
@@ -636,5 +671,57 @@ mod tests {
             plus.signature("1"),
             "nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.6.0"
         );
+    }
+
+    /// Character orders too long for 128-bit keys on a segment over [`SORTED_CHARS_BYTES`] are
+    /// counted by sorting (the index took about 100 × the line): the triples equal naive
+    /// counting of the n-grams as strings, white space removed as sacreBLEU does.
+    #[test]
+    fn long_orders_on_a_huge_segment_count_exactly() {
+        let mut x: u32 = 7;
+        let mut text = |len: usize| -> String {
+            (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    // 40 letters (6-bit ids: 30 orders need 180 bits) and some spaces.
+                    char::from_u32(if x.is_multiple_of(9) {
+                        32
+                    } else {
+                        0x3b1 + x % 40
+                    })
+                    .unwrap()
+                })
+                .collect()
+        };
+        let hyp = text(40_000);
+        let mut reference: String = hyp.chars().skip(5).collect();
+        reference.push_str(&text(3_000));
+        assert!(hyp.len() + reference.len() > SORTED_CHARS_BYTES);
+        let config = ChrfConfig {
+            char_order: 30,
+            ..ChrfConfig::default()
+        };
+        let (_, stats) = sentence(&hyp, &[&reference], config);
+        let chars = |s: &str| -> Vec<char> { s.chars().filter(|c| *c != ' ').collect() };
+        let (h, r) = (chars(&hyp), chars(&reference));
+        let mut expected = Vec::new();
+        for n in 1..=30 {
+            let count = |s: &[char]| {
+                let mut m = std::collections::HashMap::<String, u64>::new();
+                for w in s.windows(n) {
+                    *m.entry(w.iter().collect()).or_default() += 1;
+                }
+                m
+            };
+            let (hc, rc) = (count(&h), count(&r));
+            let matched: u64 = hc
+                .iter()
+                .map(|(g, c)| (*c).min(rc.get(g).copied().unwrap_or(0)))
+                .sum();
+            expected.extend([(h.len() + 1 - n) as u64, (r.len() + 1 - n) as u64, matched]);
+        }
+        assert_eq!(stats.counts, expected);
     }
 }

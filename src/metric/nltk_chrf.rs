@@ -21,7 +21,7 @@ use super::score::{self, Piece, Score};
 use super::Metric;
 use super::Registered;
 use crate::input::{RefCounts, Segment};
-use crate::ngram::{overlap, CharNgrams, CountTables, NgramIds, NgramIndex, Spaces};
+use crate::ngram::{overlap, CharNgrams, CountTables, NgramIds, NgramIndex, SortedNgrams, Spaces};
 use crate::tokenize::mteval::is_perl_whitespace;
 use crate::tokenize::Tokens;
 
@@ -144,7 +144,16 @@ pub struct NltkChrfWorkspace {
     hyp_ids: NgramIds,
     ref_ids: NgramIds,
     count: Vec<u32>,
+    /// Code points of the kept characters, for [`SortedNgrams`].
+    hyp_points: Vec<u32>,
+    ref_points: Vec<u32>,
+    sorted: SortedNgrams,
 }
+
+/// A segment whose hypothesis and reference together exceed this many bytes has orders too long
+/// for [`CharNgrams`]' 128-bit keys counted by [`SortedNgrams`] (4 bytes a character and
+/// position) rather than by the index.
+const SORTED_CHARS_BYTES: usize = 1 << 16;
 
 impl NltkChrf {
     /// An NLTK chrF metric with these settings.
@@ -164,6 +173,16 @@ impl NltkChrf {
     /// Number of orders `K` (0 when `min_len > max_len`).
     fn orders(&self) -> usize {
         (self.config.max_len + 1).saturating_sub(self.config.min_len)
+    }
+
+    /// The code points of the characters [`NltkChrf::chars`] keeps.
+    fn code_points(&self, s: &str, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend(
+            s.chars()
+                .filter(|&c| !(self.config.ignore_whitespace && is_perl_whitespace(c)))
+                .map(u32::from),
+        );
     }
 
     /// Code points of `s` as one-character tokens, white space (the `regex` module's `\s`, i.e.
@@ -271,6 +290,23 @@ impl NltkChrf {
             let (lh, lr) = ws.chars.lens();
             let triples = &ws.triples;
             let (tp, tpfp, tpfn) = tally(lh, lr, lo, hi, |n| triples[3 * n - 1]);
+            return self.order_fscores(&tp, &tpfp, &tpfn);
+        }
+        if hyp.len() + reference.len() > SORTED_CHARS_BYTES {
+            // Orders too long for 128-bit keys on a huge segment: sorted positions (bounded
+            // memory) rather than the index (about 100 × the line).
+            self.code_points(hyp, &mut ws.hyp_points);
+            self.code_points(reference, &mut ws.ref_points);
+            let NltkChrfWorkspace {
+                hyp_points,
+                ref_points,
+                sorted,
+                ..
+            } = ws;
+            let (lh, lr) = (hyp_points.len(), ref_points.len());
+            let (tp, tpfp, tpfn) = tally(lh, lr, lo, hi, |n| {
+                sorted.matches(hyp_points, ref_points, n)
+            });
             return self.order_fscores(&tp, &tpfp, &tpfn);
         }
         let (mut h, mut r) = (

@@ -272,3 +272,20 @@ fn ter_on_a_long_line_of_short_words_stays_within_the_bound() {
         bound / MIB
     );
 }
+
+/// Character orders too long for 128-bit keys (CJK's 15-bit ids from order 9 on) went to the
+/// general n-gram index, about 100 × the line (443 MB for a 4.2 MB line at order 20); on a huge
+/// segment they are now counted by sorting n-gram positions.
+#[test]
+fn long_character_orders_on_a_long_line_stay_within_the_bound() {
+    let s = cjk(512 * 1024, 9);
+    let line = format!("{s}\t{s}");
+    check_bound(
+        "a CJK line, order 20",
+        &[
+            &["-m", "chrf", "--chrf-char-order", "20"],
+            &["-m", "nltk-chrf", "--nltk-chrf-max-len", "20"],
+        ],
+        std::slice::from_ref(&line),
+    );
+}
