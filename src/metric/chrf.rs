@@ -17,7 +17,7 @@ use super::Registered;
 use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{
-    CharNgrams, CountTables, NgramIds, NgramIndex, SortedNgrams, Spaces, WordNgrams, ABSENT,
+    CharNgrams, CountTables, NgramIds, NgramIndex, SortedNgrams, Spaces, Vocab, WordNgrams, ABSENT,
 };
 use crate::tokenize::Tokens;
 use crate::unicode::{is_py_whitespace, py_lower_into, py_rstrip, py_split};
@@ -132,10 +132,11 @@ pub struct ChrfWorkspace {
     hyp_count: Vec<u32>,
     ref_count: Vec<u32>,
     candidate: Vec<u64>,
-    /// Code points of the kept characters, for [`SortedNgrams`].
+    /// Ids for [`SortedNgrams`]: code points of the kept characters, then words' [`Vocab`] ids.
     hyp_points: Vec<u32>,
     ref_points: Vec<u32>,
     sorted: SortedNgrams,
+    vocab: Vocab,
 }
 
 /// ASCII punctuation, `string.punctuation`: the characters chrF++ splits off words.
@@ -239,6 +240,7 @@ impl Chrf {
             hyp_points,
             ref_points,
             sorted,
+            vocab,
         } = ws;
         let spaces = self.spaces();
         let hyp = self.prepare(hyp, hyp_text);
@@ -283,12 +285,7 @@ impl Chrf {
             if !counted && hyp.len() + r.len() > SORTED_CHARS_BYTES {
                 self.code_points(hyp, hyp_points);
                 self.code_points(r, ref_points);
-                for n in 1..=char_order {
-                    let h = (hyp_points.len() + 1).saturating_sub(n) as u64;
-                    let rn = (ref_points.len() + 1).saturating_sub(n) as u64;
-                    let matched = sorted.matches(hyp_points, ref_points, n);
-                    candidate.extend_from_slice(&[if rn == 0 { 0 } else { h }, rn, matched]);
-                }
+                sorted_triples(sorted, hyp_points, ref_points, char_order, candidate);
             } else if !counted {
                 if hyp_chars.is_empty() {
                     self.char_tokens(hyp, hyp_chars);
@@ -302,7 +299,21 @@ impl Chrf {
                     each_word(r, |w| words.ref_word(w));
                     words.count(self.config.word_order, tables, candidate)
                 };
-                if !counted {
+                if !counted && packed {
+                    // Word orders too long for 128-bit keys on a huge segment: sorted.
+                    vocab.clear();
+                    hyp_points.clear();
+                    each_word(hyp, |w| hyp_points.push(vocab.id(w)));
+                    ref_points.clear();
+                    each_word(r, |w| ref_points.push(vocab.id(w)));
+                    sorted_triples(
+                        sorted,
+                        hyp_points,
+                        ref_points,
+                        self.config.word_order,
+                        candidate,
+                    );
+                } else if !counted {
                     if packed && hyp_words.is_empty() {
                         self.words(hyp, hyp_words);
                     }
@@ -406,6 +417,22 @@ fn each_word<'a>(line: &'a str, mut f: impl FnMut(&'a str)) {
 /// One order's `[hyp_count, ref_count, match]` from the n-gram ids of that order; the count
 /// arrays are left all zero. The hypothesis count is 0 when the reference has no n-gram of the
 /// order (sacreBLEU's quirk, which also keeps those n-grams out of corpus totals).
+/// [`order_triple`] of orders `1..=max_order` of two id sequences, counted by [`SortedNgrams`].
+fn sorted_triples(
+    sorted: &mut SortedNgrams,
+    hyp: &[u32],
+    rf: &[u32],
+    max_order: usize,
+    out: &mut Vec<u64>,
+) {
+    for n in 1..=max_order {
+        let h = (hyp.len() + 1).saturating_sub(n) as u64;
+        let r = (rf.len() + 1).saturating_sub(n) as u64;
+        let matched = sorted.matches(hyp, rf, n);
+        out.extend_from_slice(&[if r == 0 { 0 } else { h }, r, matched]);
+    }
+}
+
 fn order_triple(
     hyp: &[u32],
     rf: &[u32],
@@ -723,5 +750,50 @@ mod tests {
             expected.extend([(h.len() + 1 - n) as u64, (r.len() + 1 - n) as u64, matched]);
         }
         assert_eq!(stats.counts, expected);
+    }
+
+    /// The same for chrF++ word orders too long for [`WordNgrams`]' 128-bit keys (here 40
+    /// words, 6-bit ids, order 25): the word triples equal naive counting.
+    #[test]
+    fn long_word_orders_on_a_huge_segment_count_exactly() {
+        let mut x: u32 = 11;
+        let mut words = |len: usize| -> Vec<String> {
+            (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    format!("w{}", x % 40)
+                })
+                .collect()
+        };
+        let h = words(12_000);
+        let mut r: Vec<String> = h[3..].to_vec();
+        r.extend(words(2_000));
+        let (hyp, reference) = (h.join(" "), r.join(" "));
+        assert!(hyp.len() + reference.len() > PACKED_WORDS_BYTES);
+        let config = ChrfConfig {
+            word_order: 25,
+            ..ChrfConfig::default()
+        };
+        let (_, stats) = sentence(&hyp, &[&reference], config);
+        let mut expected = Vec::new();
+        for n in 1..=25 {
+            let count = |s: &[String]| {
+                let mut m = std::collections::HashMap::<String, u64>::new();
+                for w in s.windows(n) {
+                    *m.entry(w.join(" ")).or_default() += 1;
+                }
+                m
+            };
+            let (hc, rc) = (count(&h), count(&r));
+            let matched: u64 = hc
+                .iter()
+                .map(|(g, c)| (*c).min(rc.get(g).copied().unwrap_or(0)))
+                .sum();
+            expected.extend([(h.len() + 1 - n) as u64, (r.len() + 1 - n) as u64, matched]);
+        }
+        // The character orders (6 by default) come first.
+        assert_eq!(stats.counts[3 * 6..], expected[..]);
     }
 }

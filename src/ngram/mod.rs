@@ -17,12 +17,14 @@ mod clip;
 mod packed;
 mod sorted;
 mod table;
+mod vocab;
 mod words;
 
 pub use chars::{CharNgrams, Spaces};
 pub use clip::{clipped_matches, overlap, ClipWorkspace};
 pub use packed::CountTables;
 pub use sorted::SortedNgrams;
+pub use vocab::Vocab;
 pub use words::WordNgrams;
 
 use table::{key_diff, ones_if_nonzero, pair_hash, token_hash, PairSlot, Table, TokenSlot};

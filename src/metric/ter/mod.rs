@@ -14,7 +14,6 @@
 
 mod align;
 mod normalize;
-mod vocab;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -25,11 +24,11 @@ use super::score::{self, Piece, Score};
 use super::Registered;
 use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
+use crate::ngram::Vocab;
 
 use align::Aligner;
 pub use align::Edits;
 use normalize::Tercom;
-use vocab::Vocab;
 
 /// `ter`'s own options, with sacreBLEU's names.
 #[derive(clap::Args, Clone, Debug)]

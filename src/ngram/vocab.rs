@@ -1,5 +1,5 @@
-//! The words of one segment as ids: equal words, equal ids. The alignment compares words only
-//! for equality, so any one-to-one numbering gives sacreBLEU's edits.
+//! The words of one segment as ids: equal words, equal ids (TER's alignment and chrF++'s sorted
+//! word n-grams compare words only for equality, so any one-to-one numbering does).
 //!
 //! The words are kept once each, end to end in one string, and the hash table holds only ids
 //! (as NIST's n-gram table does): a few bytes a distinct word plus its text, instead of a
