@@ -338,7 +338,7 @@ impl NgramIds {
 
 /// The xorshift the counting tests of `chars` and `words` draw their random text from.
 #[cfg(test)]
-mod test_rng {
+pub(crate) mod test_rng {
     pub(crate) struct Rng(pub(crate) u64);
 
     impl Rng {

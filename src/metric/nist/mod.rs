@@ -259,7 +259,6 @@ impl Metric for Nist {
     fn new_totals(&self) -> NistTotals {
         NistTotals {
             table: NgramTable::default(),
-            freq: Counts::default(),
             matched: Counts::default(),
             matched_ids: Vec::new(),
             zero_unigram: None,
@@ -289,8 +288,9 @@ impl Metric for Nist {
         let mut seg_words = 0u64;
         for (r, tokens) in stats.refs.iter().enumerate() {
             seg_words += tokens.len() as u64;
-            // Interning cannot fail before 2^32 distinct n-grams; a segment past that point
-            // (hundreds of GiB of table) is left out of the table rather than corrupting it.
+            // Interning and counting the reference's n-grams cannot fail before 3·2^30
+            // distinct n-grams; a segment past that point (tens of GiB of table) is left out
+            // of the table rather than corrupting it.
             if t.table
                 .ids(tokens, n_max, true, &mut t.ref_ids[r])
                 .is_none()
@@ -298,11 +298,7 @@ impl Metric for Nist {
                 t.ref_ids[r].clear();
                 continue;
             }
-            t.freq.grow(t.table.len());
             t.matched.grow(t.table.len());
-            for &g in &t.ref_ids[r] {
-                t.freq.add(g, 1);
-            }
             if t.zero_unigram.is_none() {
                 if let Some(i) = tokens.iter().position(|w| w == "0") {
                     t.zero_unigram = t.ref_ids[r].get(i).copied();
@@ -315,15 +311,23 @@ impl Metric for Nist {
         }
         t.match_ids.clear();
         for m in &stats.matches {
-            let Some(&g) = t.ref_ids[m.reference as usize].get(m.location(&stats.refs)) else {
-                t.match_ids.push(u32::MAX);
+            let g = t.ref_ids[m.reference as usize]
+                .get(m.location(&stats.refs))
+                .copied()
+                .unwrap_or(u32::MAX);
+            if g != u32::MAX {
+                t.matched.prefetch(g);
+            }
+            t.match_ids.push(g);
+        }
+        for (m, &g) in stats.matches.iter().zip(&t.match_ids) {
+            if g == u32::MAX {
                 continue;
-            };
+            }
             if t.matched.get(g) == 0 {
                 t.matched_ids.push(g);
             }
             t.matched.add(g, m.count);
-            t.match_ids.push(g);
         }
         t.nrefs.add(nrefs);
         if nrefs > 0 {

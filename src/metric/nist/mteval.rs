@@ -14,9 +14,9 @@ impl Nist {
         let denominator = if order == 1 || (order == 2 && Some(prefix) == t.zero_unigram) {
             t.words
         } else {
-            t.freq.get(prefix)
+            t.table.freq(prefix)
         };
-        -(t.freq.get(g) as f64 / denominator as f64).ln() / LN2
+        -(t.table.freq(g) as f64 / denominator as f64).ln() / LN2
     }
 
     /// mteval's system NIST of the totals, with its parts, or why mteval gives no score.

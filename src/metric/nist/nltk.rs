@@ -12,9 +12,9 @@ impl Nist {
         let numerator = if t.table.order[g as usize] == 1 {
             t.words
         } else {
-            t.freq.get(t.table.prefix(g))
+            t.table.freq(t.table.prefix(g))
         };
-        (numerator as f64 / t.freq.get(g) as f64).ln() / LN2
+        (numerator as f64 / t.table.freq(g) as f64).ln() / LN2
     }
 
     /// NLTK `corpus_nist` of everything added so far (`--nist-compat nltk`).

@@ -64,7 +64,6 @@ pub struct NistWorkspace {
     /// First occurrence (reference, order, position) and match index, valid where set.
     pub(super) location: Vec<(u32, u32, u32)>,
     pub(super) match_index: Vec<u32>,
-    pub(super) info: Vec<f64>,
     pub(super) match_info: Vec<f64>,
 }
 
@@ -107,7 +106,6 @@ impl Nist {
             ws.seen.resize(ids, false);
             ws.location.resize(ids, (0, 0, 0));
             ws.match_index.resize(ids, 0);
-            ws.info.resize(ids, 0.0);
         }
         let ref_ids = &ws.ref_ids[..nrefs];
         let hyp_ids = &ws.hyp_ids;
@@ -133,23 +131,6 @@ impl Nist {
                 }
             }
         }
-        // NLTK's information weights from this segment's references alone:
-        // log(C(prefix) / C(g)) / log(2), W for unigrams.
-        for ids in ref_ids {
-            for n in 1..=n_max {
-                let grams = ids.order(n);
-                for (i, &g) in grams.iter().enumerate() {
-                    let numerator = if n == 1 {
-                        words
-                    } else {
-                        u64::from(ws.freq[ids.order(n - 1)[i] as usize])
-                    };
-                    ws.info[g as usize] =
-                        (numerator as f64 / f64::from(ws.freq[g as usize])).ln() / LN2;
-                }
-            }
-        }
-
         // Distinct matched hypothesis n-grams (mteval's clipping), first occurrence first.
         for n in 1..=n_max {
             for &g in hyp_ids.order(n) {
@@ -216,10 +197,22 @@ impl Nist {
             }
         }
         // The row: sentence_nist, weights of the segment's own references.
+        // NLTK's information weights from this segment's references alone,
+        // log(C(prefix) / C(g)) / log(2) with W for unigrams, are needed for the matched
+        // n-grams only: NLTK computes one per distinct reference n-gram, the same value at
+        // every occurrence (the prefix is part of the n-gram).
         ws.match_info.clear();
         for m in &matches {
-            let g = ref_ids[m.reference as usize].order(m.order as usize)[m.position as usize];
-            ws.match_info.push(ws.info[g as usize]);
+            let (n, i) = (m.order as usize, m.position as usize);
+            let ids = &ref_ids[m.reference as usize];
+            let numerator = if n == 1 {
+                words
+            } else {
+                u64::from(ws.freq[ids.order(n - 1)[i] as usize])
+            };
+            let g = ids.order(n)[i] as usize;
+            ws.match_info
+                .push((numerator as f64 / f64::from(ws.freq[g])).ln() / LN2);
         }
         let ref_lens: Vec<u32> = ws.refs[..nrefs].iter().map(|r| r.len() as u32).collect();
         let hyp_len = ws.hyp.len() as u64;

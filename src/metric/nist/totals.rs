@@ -30,8 +30,6 @@ pub(super) struct NltkCorpus {
 pub struct NistTotals {
     /// The corpus-wide table of reference n-grams (never cleared).
     pub(super) table: NgramTable,
-    /// `C(g)`: occurrences in all references.
-    pub(super) freq: Counts,
     /// `M(g)`: clipped matches summed over segments.
     pub(super) matched: Counts,
     /// Ids with `M(g) > 0`, in the order they first matched.
@@ -79,7 +77,7 @@ impl NistTotals {
             .map(|t| table.token_text(t))
             .collect();
         let mut ngrams = Vec::with_capacity(2 * table.len());
-        for &key in &table.keys {
+        for key in (0..table.len() as u32).map(|g| table.key(g)) {
             let prefix = (key >> 32) as u32;
             ngrams.push(if prefix == NO_PREFIX {
                 0
@@ -88,7 +86,7 @@ impl NistTotals {
             });
             ngrams.push(key & u64::from(u32::MAX));
         }
-        let freq: Vec<u64> = (0..table.len() as u32).map(|g| self.freq.get(g)).collect();
+        let freq: Vec<u64> = (0..table.len() as u32).map(|g| table.freq(g)).collect();
         let matched: Vec<u64> = self
             .matched_ids
             .iter()
@@ -291,11 +289,10 @@ impl NistTotals {
         for (t, &h) in new_hyp.iter_mut().zip(&hyp_ngrams) {
             saved::add_to(t, h, what)?;
         }
-        self.freq.grow(self.table.len());
         self.matched.grow(self.table.len());
         for (&g, &count) in ids.iter().zip(&freq) {
-            self.freq
-                .get(g)
+            self.table
+                .freq(g)
                 .checked_add(count)
                 .ok_or_else(|| bad("sum overflows 64 bits"))?;
         }
@@ -314,7 +311,7 @@ impl NistTotals {
             _ => return Err(bad("NLTK corpus data in one part only")),
         }
         for (&g, &count) in ids.iter().zip(&freq) {
-            self.freq.add_u64(g, count);
+            self.table.add_freq(g, count);
         }
         for &(j, count) in &matches {
             let g = ids[j];
