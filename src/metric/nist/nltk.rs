@@ -22,6 +22,13 @@ impl Nist {
         let Some(c) = &t.nltk else {
             return Err(PyError::new("RuntimeError", "no NLTK data kept"));
         };
+        // A term is a matched n-gram: their weights once each, by id, rather than two table
+        // lookups for each of the millions of terms (NaN: not computed, for terms of merged
+        // statistics that might name another n-gram).
+        let mut info = vec![f64::NAN; t.table.len()];
+        for &g in &t.matched_ids {
+            info[g as usize] = self.nltk_info(t, g);
+        }
         nltk_corpus_nist(
             self.config.order,
             c.hyp_lens.len(),
@@ -35,7 +42,10 @@ impl Nist {
                     terms: &c.terms,
                 }
             },
-            |g| self.nltk_info(t, g),
+            |g| match info[g as usize] {
+                x if x.is_nan() => self.nltk_info(t, g),
+                x => x,
+            },
         )
     }
 }
