@@ -105,7 +105,9 @@ make_wmt() {
         pair=${pair%%.hyp.*}
         tgt=${hyp##*.}
         ref=$(first_ref "$pair" "$tgt")
-        paste <(sanitize "$ref") <(sanitize "$hyp") >> "$out.tmp"
+        # A system output that is empty would be a segment with only an empty reference,
+        # which kills mteval-v13a.pl (and makes bleu-stream's report an error): left out.
+        paste <(sanitize "$ref") <(sanitize "$hyp") | awk -F'\t' '$2 ~ /[^[:space:]]/' >> "$out.tmp"
     done
     mv "$out.tmp" "$out"
 }
