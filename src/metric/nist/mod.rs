@@ -245,13 +245,13 @@ impl Metric for Nist {
     }
 
     fn sentence_scores(&self, stats: &NistStats, out: &mut Vec<f64>) -> Result<(), String> {
-        out.push(*stats.sentence.as_ref().map_err(raises)?);
+        out.push(self.sentence_nist(stats).map_err(|e| raises(&e))?);
         Ok(())
     }
 
     fn sentence(&self, stats: &NistStats) -> Result<NistRecord, String> {
         Ok(NistRecord {
-            score: *stats.sentence.as_ref().map_err(raises)?,
+            score: self.sentence_nist(stats).map_err(|e| raises(&e))?,
             hyp_len: stats.hyp_len,
         })
     }
@@ -494,12 +494,12 @@ mod tests {
             .contains("Illegal division by zero"));
         let nist = Nist::new(NistConfig::default());
         let stats = nist.stats("a b c", &["a b c"], &mut NistWorkspace::default());
-        assert_eq!(stats.sentence.unwrap_err().kind, "ZeroDivisionError");
+        assert_eq!(nist.sentence_nist(&stats).unwrap_err().kind, "ZeroDivisionError");
         let stats = nist.stats(
             "a b c d e",
             &["a b c d e", "a b c d e f"],
             &mut NistWorkspace::default(),
         );
-        assert!(stats.sentence.unwrap() > 0.0);
+        assert!(nist.sentence_nist(&stats).unwrap() > 0.0);
     }
 }

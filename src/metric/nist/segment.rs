@@ -31,8 +31,11 @@ impl Match {
 /// Statistics of one segment.
 #[derive(Clone, Debug)]
 pub struct NistStats {
-    /// NLTK `sentence_nist` of the segment, or what NLTK raises.
-    pub sentence: Result<f64, PyError>,
+    /// The NLTK information weight of each of `matches` from the segment's own references, as
+    /// (numerator, denominator) counts: what its row, `sentence_nist`, needs besides the
+    /// overlap lists. The row itself is computed only when asked for
+    /// ([`Nist::sentence_nist`]): a corpus-only run needs neither.
+    pub(super) match_info: Vec<(u64, u32)>,
     /// The tokenized references, for the merger to intern.
     pub(super) refs: Vec<Tokens>,
     pub(super) hyp_len: u64,
@@ -64,7 +67,6 @@ pub struct NistWorkspace {
     /// First occurrence (reference, order, position) and match index, valid where set.
     pub(super) location: Vec<(u32, u32, u32)>,
     pub(super) match_index: Vec<u32>,
-    pub(super) match_info: Vec<f64>,
 }
 
 impl Nist {
@@ -196,12 +198,11 @@ impl Nist {
                 term_ends.push(terms.len() as u32);
             }
         }
-        // The row: sentence_nist, weights of the segment's own references.
-        // NLTK's information weights from this segment's references alone,
-        // log(C(prefix) / C(g)) / log(2) with W for unigrams, are needed for the matched
-        // n-grams only: NLTK computes one per distinct reference n-gram, the same value at
+        // The counts of the row's information weights (sentence_nist: from this segment's
+        // references alone), log(C(prefix) / C(g)) / log(2) with W for unigrams. Only matched
+        // n-grams need one: NLTK computes one per distinct reference n-gram, the same value at
         // every occurrence (the prefix is part of the n-gram).
-        ws.match_info.clear();
+        let mut match_info = Vec::with_capacity(matches.len());
         for m in &matches {
             let (n, i) = (m.order as usize, m.position as usize);
             let ids = &ref_ids[m.reference as usize];
@@ -211,22 +212,9 @@ impl Nist {
                 u64::from(ws.freq[ids.order(n - 1)[i] as usize])
             };
             let g = ids.order(n)[i] as usize;
-            ws.match_info
-                .push((numerator as f64 / f64::from(ws.freq[g])).ln() / LN2);
+            match_info.push((numerator, ws.freq[g]));
         }
-        let ref_lens: Vec<u32> = ws.refs[..nrefs].iter().map(|r| r.len() as u32).collect();
         let hyp_len = ws.hyp.len() as u64;
-        let sentence = nltk_corpus_nist(
-            n_max,
-            1,
-            |_| SegView {
-                hyp_len,
-                ref_lens: &ref_lens,
-                term_ends: TermEnds::Local(&term_ends),
-                terms: &terms,
-            },
-            |k| ws.match_info[k as usize],
-        );
 
         // Leave the dense arrays all zero for the next segment.
         for ids in ref_ids {
@@ -243,12 +231,31 @@ impl Nist {
             }
         }
         NistStats {
-            sentence,
+            match_info,
             refs: ws.refs[..nrefs].to_vec(),
             hyp_len,
             matches,
             term_ends,
             terms,
         }
+    }
+
+    /// NLTK `sentence_nist` of a segment (its row), or what NLTK raises.
+    pub fn sentence_nist(&self, stats: &NistStats) -> Result<f64, PyError> {
+        let ref_lens: Vec<u32> = stats.refs.iter().map(|r| r.len() as u32).collect();
+        nltk_corpus_nist(
+            self.config.order,
+            1,
+            |_| SegView {
+                hyp_len: stats.hyp_len,
+                ref_lens: &ref_lens,
+                term_ends: TermEnds::Local(&stats.term_ends),
+                terms: &stats.terms,
+            },
+            |k| {
+                let (numerator, freq) = stats.match_info[k as usize];
+                (numerator as f64 / f64::from(freq)).ln() / LN2
+            },
+        )
     }
 }
