@@ -12,7 +12,8 @@
 //!
 //! * the reference n-gram table: every distinct reference n-gram of orders 1..N, interned (each
 //!   token's text stored once, an n-gram as one id keyed by (prefix id, last token id), the
-//!   hash table holding only ids), with its count `C(g)`, its prefix and its order;
+//!   hash table holding a tag byte and an id per slot), with its count `C(g)`, its prefix and
+//!   its order;
 //! * `M(g)` for every n-gram that has matched, and the list of those n-grams;
 //! * the hypothesis n-gram counts per order and the reference word count;
 //!
@@ -20,9 +21,11 @@
 //! NIST of the corpus read so far, and at the end mteval's number. The table grows with the
 //! number of distinct reference n-grams (measured in the README: "NIST memory").
 //!
-//! The merger interns on its thread; workers ship each segment's tokenized references and, for
-//! every matched hypothesis n-gram, where it occurs in a reference (reference, order, position),
-//! so the merger maps it to its table id without hashing the hypothesis.
+//! The merger interns on its thread (prefetching a reference's lookups order by order, see
+//! `table.rs`); workers ship each segment's tokenized references and, for every matched
+//! hypothesis n-gram, where it occurs in a reference (reference, order, position), so the merger
+//! maps it to its table id without hashing the hypothesis. A worker computes a row's
+//! `sentence_nist` only when the row is written.
 //!
 //! # mteval's quirks, reproduced
 //!
