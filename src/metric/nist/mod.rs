@@ -497,7 +497,10 @@ mod tests {
             .contains("Illegal division by zero"));
         let nist = Nist::new(NistConfig::default());
         let stats = nist.stats("a b c", &["a b c"], &mut NistWorkspace::default());
-        assert_eq!(nist.sentence_nist(&stats).unwrap_err().kind, "ZeroDivisionError");
+        assert_eq!(
+            nist.sentence_nist(&stats).unwrap_err().kind,
+            "ZeroDivisionError"
+        );
         let stats = nist.stats(
             "a b c d e",
             &["a b c d e", "a b c d e f"],

@@ -35,7 +35,10 @@ pub struct NistStats {
     /// (numerator, denominator) counts: what its row, `sentence_nist`, needs besides the
     /// overlap lists. The row itself is computed only when asked for
     /// ([`Nist::sentence_nist`]): a corpus-only run needs neither.
-    pub(super) match_info: Vec<(u64, u32)>,
+    /// (C(prefix), C(g)) per match; a unigram's numerator is `words`.
+    pub(super) match_info: Vec<(u32, u32)>,
+    /// W: the words of the segment's references.
+    pub(super) words: u64,
     /// The tokenized references, for the merger to intern.
     pub(super) refs: Vec<Tokens>,
     pub(super) hyp_len: u64,
@@ -206,13 +209,12 @@ impl Nist {
         for m in &matches {
             let (n, i) = (m.order as usize, m.position as usize);
             let ids = &ref_ids[m.reference as usize];
-            let numerator = if n == 1 {
-                words
+            let prefix = if n == 1 {
+                0
             } else {
-                u64::from(ws.freq[ids.order(n - 1)[i] as usize])
+                ws.freq[ids.order(n - 1)[i] as usize]
             };
-            let g = ids.order(n)[i] as usize;
-            match_info.push((numerator, ws.freq[g]));
+            match_info.push((prefix, ws.freq[ids.order(n)[i] as usize]));
         }
         let hyp_len = ws.hyp.len() as u64;
 
@@ -232,6 +234,7 @@ impl Nist {
         }
         NistStats {
             match_info,
+            words,
             refs: ws.refs[..nrefs].to_vec(),
             hyp_len,
             matches,
@@ -253,7 +256,11 @@ impl Nist {
                 terms: &stats.terms,
             },
             |k| {
-                let (numerator, freq) = stats.match_info[k as usize];
+                let (prefix, freq) = stats.match_info[k as usize];
+                let numerator = match stats.matches[k as usize].order {
+                    1 => stats.words,
+                    _ => u64::from(prefix),
+                };
                 (numerator as f64 / f64::from(freq)).ln() / LN2
             },
         )
