@@ -291,9 +291,9 @@ impl Metric for Nist {
         let mut seg_words = 0u64;
         for (r, tokens) in stats.refs.iter().enumerate() {
             seg_words += tokens.len() as u64;
-            // Interning and counting the reference's n-grams cannot fail before 3·2^30
-            // distinct n-grams; a segment past that point (tens of GiB of table) is left out
-            // of the table rather than corrupting it.
+            // Interning and counting the reference's n-grams cannot fail before 2^32 distinct
+            // n-grams; a segment past that point (tens of GiB of table) is left out of the
+            // table rather than counted in part.
             if t.table
                 .ids(tokens, n_max, true, &mut t.ref_ids[r])
                 .is_none()

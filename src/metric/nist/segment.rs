@@ -31,14 +31,12 @@ impl Match {
 /// Statistics of one segment.
 #[derive(Clone, Debug)]
 pub struct NistStats {
-    /// The NLTK information weight of each of `matches` from the segment's own references, as
-    /// (numerator, denominator) counts: what its row, `sentence_nist`, needs besides the
-    /// overlap lists. The row itself is computed only when asked for
-    /// ([`Nist::sentence_nist`]): a corpus-only run needs neither.
-    /// (C(prefix), C(g)) per match; a unigram's numerator is `words`.
+    /// The counts behind the NLTK information weight of each of `matches` in the segment's own
+    /// references, `(C(prefix), C(g))` (a unigram's numerator is the reference word count
+    /// instead): what its row, `sentence_nist`, needs besides the overlap lists. The row itself
+    /// is computed only when asked for ([`Nist::sentence_nist`]): a corpus-only run needs
+    /// neither.
     pub(super) match_info: Vec<(u32, u32)>,
-    /// W: the words of the segment's references.
-    pub(super) words: u64,
     /// The tokenized references, for the merger to intern.
     pub(super) refs: Vec<Tokens>,
     pub(super) hyp_len: u64,
@@ -114,7 +112,6 @@ impl Nist {
         }
         let ref_ids = &ws.ref_ids[..nrefs];
         let hyp_ids = &ws.hyp_ids;
-        let words: u64 = ws.refs[..nrefs].iter().map(|r| r.len() as u64).sum();
 
         // Reference counts: summed (NLTK's weights), maximum per reference (clipping), and the
         // first location of every n-gram.
@@ -234,7 +231,6 @@ impl Nist {
         }
         NistStats {
             match_info,
-            words,
             refs: ws.refs[..nrefs].to_vec(),
             hyp_len,
             matches,
@@ -246,6 +242,7 @@ impl Nist {
     /// NLTK `sentence_nist` of a segment (its row), or what NLTK raises.
     pub fn sentence_nist(&self, stats: &NistStats) -> Result<f64, PyError> {
         let ref_lens: Vec<u32> = stats.refs.iter().map(|r| r.len() as u32).collect();
+        let words: u64 = stats.refs.iter().map(|r| r.len() as u64).sum();
         nltk_corpus_nist(
             self.config.order,
             1,
@@ -258,7 +255,7 @@ impl Nist {
             |k| {
                 let (prefix, freq) = stats.match_info[k as usize];
                 let numerator = match stats.matches[k as usize].order {
-                    1 => stats.words,
+                    1 => words,
                     _ => u64::from(prefix),
                 };
                 (numerator as f64 / f64::from(freq)).ln() / LN2
