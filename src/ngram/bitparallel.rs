@@ -309,8 +309,8 @@ fn kernel<M: Mask, const N: usize>(unigram: &[M], matches: &mut Vec<u64>) {
 #[cfg(test)]
 mod tests {
     use super::super::clip::{clipped_matches_indexed, ClipWorkspace};
-    use super::super::tests::Rng;
     use super::*;
+    use crate::ngram::test_rng::Rng;
 
     fn tokens(words: &[&str]) -> Tokens {
         let mut t = Tokens::default();

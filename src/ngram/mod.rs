@@ -336,7 +336,8 @@ impl NgramIds {
     }
 }
 
-/// The xorshift the counting tests of `chars` and `words` draw their random text from.
+/// The xorshift (deterministic, so that failures replay) the n-gram tests draw their random
+/// text from.
 #[cfg(test)]
 pub(crate) mod test_rng {
     pub(crate) struct Rng(pub(crate) u64);
@@ -382,17 +383,7 @@ mod tests {
             .sum()
     }
 
-    /// A deterministic pseudo-random generator (xorshift), so that failures replay (also used
-    /// by `bitparallel`'s tests).
-    pub(super) struct Rng(pub(super) u64);
-    impl Rng {
-        pub(super) fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-    }
+    use super::test_rng::Rng;
 
     #[test]
     fn clipped_matches_equal_naive_counting() {
