@@ -185,9 +185,7 @@ fn split_ascii(s: &str, out: &mut Tokens) {
 /// Perl `\s` on a character string: Unicode White_Space, which is exactly what
 /// `char::is_whitespace` tests (U+001C–U+001F are not included, unlike Python's `split`).
 fn split_perl(s: &str, out: &mut Tokens) {
-    for token in s.split_whitespace() {
-        out.push(token);
-    }
+    out.extend_split_perl(s);
 }
 
 /// Perl `lc` on a character string: the full lowercase mapping of each character, **without**

@@ -339,6 +339,21 @@ impl Tokens {
         }
     }
 
+    /// Appends the tokens of Perl's `split` on `\s` over a character string: Unicode
+    /// `White_Space`, which is Python's white space without U+001C–U+001F (mteval-v13a.pl,
+    /// multi-bleu-detok.perl). Sixteen bytes at a time, like [`extend_split`](Self::extend_split),
+    /// whose fallback for non-ASCII white space it shares: the two sets agree outside ASCII.
+    pub fn extend_split_perl(&mut self, s: &str) {
+        let before = self.used;
+        let non_ascii = self.split_ascii_into(s, AsciiSpace::Perl);
+        if non_ascii && has_non_ascii_py_whitespace(s) {
+            self.used = before;
+            for token in mteval::perl_split(s) {
+                self.push(token);
+            }
+        }
+    }
+
     /// Appends the maximal runs of `s` free of the ASCII white space `set` (non-ASCII
     /// characters never separate tokens here).
     pub fn extend_split_ascii(&mut self, s: &str, set: AsciiSpace) {
@@ -435,7 +450,7 @@ mod tests {
     }
 
     #[test]
-    fn extend_split_is_python_split() {
+    fn extend_split_is_python_split_and_extend_split_perl_perl_split() {
         // The eight-byte splitter with its Unicode fallback against the reference splitter, on
         // lines of every length around the word size, with ASCII, control and Unicode spaces.
         let pieces = [
@@ -480,6 +495,11 @@ mod tests {
             for (i, t) in tokens.iter_bytes().enumerate() {
                 assert_eq!(t, expected[i % expected.len().max(1)].as_bytes());
             }
+            // Perl's split (mteval, multi-bleu-detok): U+001C–U+001F stay inside tokens.
+            tokens.clear();
+            tokens.extend_split_perl(&line);
+            let perl: Vec<&str> = mteval::perl_split(&line).collect();
+            assert_eq!(tokens.iter().collect::<Vec<_>>(), perl, "{line:?}");
         }
     }
 

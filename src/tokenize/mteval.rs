@@ -113,9 +113,7 @@ impl MtevalTokenizer {
             // passes, byte for byte.
             post_tokenize(&[" ", text, " "], &mut passes.a)
         };
-        for token in perl_split(tokenized) {
-            out.push(token);
-        }
+        out.extend_split_perl(tokenized);
     }
 
     /// Convenience form of [`tokenize`](Self::tokenize) returning owned tokens (tests, tools).
