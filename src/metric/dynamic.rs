@@ -50,6 +50,8 @@ pub trait DynMetric: Send + Sync {
     fn expects_detokenized(&self) -> bool;
     /// See [`Metric::lower_is_better`].
     fn lower_is_better(&self) -> bool;
+    /// See [`Metric::max_batch_segments`].
+    fn max_batch_segments(&self) -> usize;
     /// Empty corpus totals.
     fn new_totals(&self) -> Box<dyn Any + Send>;
     /// Adds entry `index` of `batch` to `totals`.
@@ -135,6 +137,10 @@ impl<M: Metric> DynMetric for M {
 
     fn lower_is_better(&self) -> bool {
         Metric::lower_is_better(self)
+    }
+
+    fn max_batch_segments(&self) -> usize {
+        Metric::max_batch_segments(self)
     }
 
     fn expects_detokenized(&self) -> bool {

@@ -76,6 +76,12 @@ pub trait Metric: Send + Sync + 'static {
     fn lower_is_better(&self) -> bool {
         false
     }
+    /// Segments per batch at most. Statistics travel from the workers to the merger a batch at
+    /// a time, so a metric whose statistics are large (NIST's carry the tokenized references)
+    /// asks for smaller batches to bound the memory they hold in flight.
+    fn max_batch_segments(&self) -> usize {
+        crate::input::reader::MAX_RECORDS
+    }
     /// Empty totals.
     fn new_totals(&self) -> Self::Totals;
     /// Adds one segment's statistics to the totals.

@@ -32,6 +32,13 @@ pub trait Work: Sync {
     /// A fresh worker state.
     fn state(&self) -> Self::State;
 
+    /// Records per batch at most: the memory a result holds scales with it, and results wait
+    /// between the workers and the merger (a channel of `2 × threads`, and out of order at the
+    /// merger while an earlier batch is still being scored).
+    fn max_batch_records(&self) -> usize {
+        reader::MAX_RECORDS
+    }
+
     /// Turns a batch into its result. The batch may be emptied of what is moved into the result
     /// (its reader messages); its buffers are recycled after.
     fn batch(&self, state: &mut Self::State, batch: &mut Batch) -> Self::Done;
@@ -82,9 +89,10 @@ pub fn run<W: Work, M: Merge<W::Done>>(
     // Emptied batches go back to the reader: room for every batch that can be in flight.
     let (recycle_tx, recycle_rx) = bounded::<Batch>(threads * 4 + 2);
     let state = Arc::clone(&control.reader);
+    let max_records = work.max_batch_records();
     thread::Builder::new()
         .name("reader".into())
-        .spawn(move || reader::run(plan, batch_tx, recycle_rx, state))?;
+        .spawn(move || reader::run(plan, max_records, batch_tx, recycle_rx, state))?;
     // Closed when the merger is done: workers waiting for a batch that a reader blocked on live
     // input will never send must end too, or the scope below would never return.
     let (quit_tx, quit_rx) = bounded::<()>(0);

@@ -203,6 +203,12 @@ impl Work for Scorer<'_> {
         (workspaces, Vec::new())
     }
 
+    /// The smallest batch any of the metrics asks for.
+    fn max_batch_records(&self) -> usize {
+        let smallest = self.metrics.iter().map(|m| m.m.max_batch_segments()).min();
+        smallest.unwrap_or(crate::input::reader::MAX_RECORDS)
+    }
+
     fn batch(&self, state: &mut Self::State, batch: &mut Batch) -> Done {
         let (workspaces, vector) = state;
         let n = batch.len();

@@ -2,8 +2,8 @@
 
 use crate::input::Framing;
 
-/// Records per batch at most.
-pub(super) const MAX_RECORDS: usize = 2048;
+/// Records per batch at most, unless the work asks for fewer ([`super::run`]'s `max_records`).
+pub const MAX_RECORDS: usize = 2048;
 /// Bytes per batch at most (soft: a batch is cut after the record that crosses it).
 const MAX_BYTES: usize = 256 * 1024;
 /// Batches whose data buffer is at most this big are handed back to the reader for reuse.
@@ -95,7 +95,7 @@ impl Batch {
         Some(self)
     }
 
-    pub(super) fn is_full(&self) -> bool {
-        self.records.len() >= MAX_RECORDS || self.data.len() >= MAX_BYTES
+    pub(super) fn is_full(&self, max_records: usize) -> bool {
+        self.records.len() >= max_records || self.data.len() >= MAX_BYTES
     }
 }

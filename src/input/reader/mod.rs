@@ -23,7 +23,7 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::{Framing, InputFormat, Refs};
 
-pub use batch::{Batch, OVERSIZE};
+pub use batch::{Batch, MAX_RECORDS, OVERSIZE};
 use follow::read_follow;
 use parallel::{read_aligned, read_parallel};
 pub use source::{Line, LineReader, Source};
@@ -122,8 +122,15 @@ pub enum Plan {
 /// buffers saves an allocation, its page faults and its growth by doubling per batch (on the
 /// bench corpus, 2,384 page faults per run become 1,747). When none is waiting, a new batch is
 /// allocated.
-pub fn run(plan: Plan, tx: Sender<Batch>, recycled: Receiver<Batch>, state: Arc<ReaderState>) {
+pub fn run(
+    plan: Plan,
+    max_records: usize,
+    tx: Sender<Batch>,
+    recycled: Receiver<Batch>,
+    state: Arc<ReaderState>,
+) {
     let mut out = Batcher {
+        max_records: max_records.clamp(1, MAX_RECORDS),
         tx,
         recycled,
         batch: Batch {
@@ -187,6 +194,8 @@ enum Stop {
 }
 
 struct Batcher {
+    /// Records per batch at most.
+    max_records: usize,
     tx: Sender<Batch>,
     recycled: Receiver<Batch>,
     batch: Batch,
@@ -267,7 +276,7 @@ impl Batcher {
     fn record_done(&mut self) -> Result<(), Stop> {
         self.batch.end_record();
         self.next_line += 1;
-        if self.batch.is_full() {
+        if self.batch.is_full(self.max_records) {
             self.send()?;
         }
         Ok(())

@@ -161,7 +161,7 @@ mod tests {
 
     use crossbeam_channel::unbounded;
 
-    use super::super::{run, Batch, Plan};
+    use super::super::{run, Batch, Plan, MAX_RECORDS};
     use super::LineReader;
 
     fn aligned(streams: &[(&'static [u8], &str)]) -> Vec<Batch> {
@@ -172,6 +172,7 @@ mod tests {
         let (tx, rx) = unbounded();
         run(
             Plan::Aligned { streams },
+            MAX_RECORDS,
             tx,
             crossbeam_channel::never(),
             Arc::default(),

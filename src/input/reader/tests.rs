@@ -13,7 +13,13 @@ fn reader(data: &'static [u8]) -> LineReader {
 
 fn collect(plan: Plan) -> Vec<Batch> {
     let (tx, rx) = unbounded();
-    run(plan, tx, crossbeam_channel::never(), Arc::default());
+    run(
+        plan,
+        MAX_RECORDS,
+        tx,
+        crossbeam_channel::never(),
+        Arc::default(),
+    );
     rx.into_iter().collect()
 }
 
@@ -217,7 +223,7 @@ fn a_stop_reads_no_more_but_keeps_every_complete_line_read() {
             refs: Refs::Unknown,
         };
         let (tx, rx) = unbounded();
-        run(plan, tx, crossbeam_channel::never(), state);
+        run(plan, MAX_RECORDS, tx, crossbeam_channel::never(), state);
         let batches: Vec<Batch> = rx.into_iter().collect();
         let all = records(&batches);
         assert_eq!(
@@ -314,7 +320,7 @@ fn recycled_batches_come_back_empty_and_are_reused() {
         format: InputFormat::Tsv,
         refs: Refs::Unknown,
     };
-    run(plan, tx, recycle_rx, Arc::default());
+    run(plan, MAX_RECORDS, tx, recycle_rx, Arc::default());
     let batches: Vec<Batch> = rx.into_iter().collect();
     assert_eq!(records(&batches), [vec!["a\tb"]]);
     assert_eq!((batches[0].seq, batches[0].first_line), (0, 1));
@@ -340,6 +346,28 @@ fn batches_are_cut_when_full() {
         assert_eq!((b.seq, b.first_line), (i as u64, line));
         line += b.len() as u64;
     }
+}
+
+/// A work that asks for small batches (NIST, whose statistics are large) gets them, with every
+/// record kept, in order.
+#[test]
+fn batches_respect_the_work_s_record_limit() {
+    let text: String = (1..=1000).map(|i| format!("h{i}\tr{i}\n")).collect();
+    let data: &'static [u8] = Box::leak(text.into_bytes().into_boxed_slice());
+    let (tx, rx) = unbounded();
+    let plan = Plan::Lines {
+        sources: vec![reader(data)],
+        format: InputFormat::Tsv,
+        refs: Refs::Unknown,
+    };
+    run(plan, 256, tx, crossbeam_channel::never(), Arc::default());
+    let batches: Vec<Batch> = rx.into_iter().collect();
+    let sizes: Vec<usize> = batches.iter().map(Batch::len).collect();
+    assert_eq!(sizes, [256, 256, 256, 232]);
+    let all = records(&batches);
+    assert_eq!(all.len(), 1000);
+    assert_eq!(all[999], ["h1000\tr1000"]);
+    assert_eq!(batches[3].first_line, 769);
 }
 
 /// A stream that may block (a pipe) has its batch handed over whenever no complete line is
