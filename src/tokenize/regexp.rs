@@ -171,8 +171,8 @@ impl Chain<'_> {
 
     /// Feeds a run of [`RUN`] bytes through a settled chain. No stage can match (b needs a `.`
     /// or `,` second, c a `.` or `,` first, d a digit first), so everything flows through in
-    /// order, spaces tripled by pass (a); bytes pending in (c) and (d) could only ever be passed
-    /// on unchanged, so they are written now, and only the last byte stays pending in (b).
+    /// order; bytes pending in (c) and (d) could only ever be passed on unchanged, so they are
+    /// written now, and only the last byte stays pending in (b).
     ///
     /// The run is copied as it is: pass (a) would write each of its spaces as three, which only
     /// changes how much white space separates the same tokens (see [`post_tokenize`]). Copying
