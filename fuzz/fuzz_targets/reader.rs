@@ -2,11 +2,12 @@
 //! arbitrary pieces, with a small `--max-line-bytes` so that over-long lines (skipped without
 //! being buffered) happen often.
 //!
-//! Input: three header bytes (line limit, two chunk sizes), then the stream. Checks against a
-//! simple model — split on `\n`, no empty piece after a final `\n`, one trailing `\r` removed,
-//! a line longer than the limit reported with its length — both `LineReader::next_line` and the
-//! batches of `reader::run` (records in order, nothing lost or invented, consecutive sequence
-//! numbers and first line numbers, bad records empty and flagged).
+//! Input: three header bytes (line limit, two chunk sizes; the first chunk size also sets the
+//! batches' record limit), then the stream. Checks against a simple model — split on `\n`, no
+//! empty piece after a final `\n`, one trailing `\r` removed, a line longer than the limit
+//! reported with its length — both `LineReader::next_line` and the batches of `reader::run`
+//! (records in order, nothing lost or invented, consecutive sequence numbers and first line
+//! numbers, no batch over the record limit, bad records empty and flagged).
 
 #![no_main]
 
@@ -96,7 +97,16 @@ fuzz_target!(|data: &[u8]| {
         format: InputFormat::Tsv,
         refs: Refs::Any,
     };
-    run(plan, tx, crossbeam_channel::never(), Arc::default());
+    // A record limit from the header too (1 to 8, as a work with large statistics asks for
+    // small batches), so that batches are cut by count as well as at line limits.
+    let max_records = usize::from(*a % 8) + 1;
+    run(
+        plan,
+        max_records,
+        tx,
+        crossbeam_channel::never(),
+        Arc::default(),
+    );
     let mut next_line = 1u64;
     let mut records = Vec::new();
     for (seq, batch) in rx.into_iter().enumerate() {
@@ -110,6 +120,10 @@ fuzz_target!(|data: &[u8]| {
             let bad = batch.bad.iter().any(|(r, _)| *r == i);
             records.push((fields.concat(), bad));
         }
+        assert!(
+            batch.len() <= max_records,
+            "batch {seq} over the record limit"
+        );
         next_line += batch.len() as u64;
     }
     assert_eq!(records.len(), want.len(), "records vs lines");
