@@ -327,29 +327,28 @@ impl Tokens {
 
     /// Appends the tokens of Python's `s.split()`.
     pub fn extend_split(&mut self, s: &str) {
-        let before = self.used;
-        let non_ascii = self.split_ascii_into(s, AsciiSpace::Python);
-        if non_ascii && has_non_ascii_py_whitespace(s) {
-            // U+00A0 and friends separate tokens too: split again with the general splitter
-            // (rare; the ASCII split told us whether to look).
-            self.used = before;
-            for token in py_split(s) {
-                self.push(token);
-            }
-        }
+        self.extend_split_unicode(s, AsciiSpace::Python);
     }
 
     /// Appends the tokens of Perl's `split` on `\s` over a character string: Unicode
     /// `White_Space`, which is Python's white space without U+001C–U+001F (mteval-v13a.pl,
-    /// multi-bleu-detok.perl). Sixteen bytes at a time, like [`extend_split`](Self::extend_split),
-    /// whose fallback for non-ASCII white space it shares: the two sets agree outside ASCII.
+    /// multi-bleu-detok.perl).
     pub fn extend_split_perl(&mut self, s: &str) {
+        self.extend_split_unicode(s, AsciiSpace::Perl);
+    }
+
+    /// Splits at the ASCII white space `set` sixteen bytes at a time, and again with the
+    /// character splitter of that language only when `s` holds non-ASCII white space (U+00A0
+    /// and friends: the same characters for Python and Perl; the ASCII split told us whether to
+    /// look).
+    fn extend_split_unicode(&mut self, s: &str, set: AsciiSpace) {
         let before = self.used;
-        let non_ascii = self.split_ascii_into(s, AsciiSpace::Perl);
+        let non_ascii = self.split_ascii_into(s, set);
         if non_ascii && has_non_ascii_py_whitespace(s) {
             self.used = before;
-            for token in mteval::perl_split(s) {
-                self.push(token);
+            match set {
+                AsciiSpace::Python => py_split(s).for_each(|token| self.push(token)),
+                AsciiSpace::Perl => mteval::perl_split(s).for_each(|token| self.push(token)),
             }
         }
     }

@@ -111,7 +111,11 @@ fn run_len_bytewise(bytes: &[u8]) -> usize {
 
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
-    use std::arch::x86_64::*;
+    use std::arch::x86_64::{
+        _mm_andnot_si128, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+
+    use super::super::split::sse2::{in_range, load};
 
     /// [`run_len`](super::run_len) sixteen bytes at a time.
     #[target_feature(enable = "sse2")]
@@ -134,18 +138,11 @@ mod sse2 {
     #[inline]
     #[target_feature(enable = "sse2")]
     fn non_run(block: &[u8; 16]) -> u32 {
-        let lo = u64::from_le_bytes(block[..8].try_into().expect("8 bytes"));
-        let hi = u64::from_le_bytes(block[8..].try_into().expect("8 bytes"));
-        let v = _mm_set_epi64x(hi as i64, lo as i64);
-        // x in first..first+len, as an unsigned byte compare: min(x − first, len − 1) == x − first.
-        let within = |first: u8, len: u8| -> __m128i {
-            let d = _mm_sub_epi8(v, _mm_set1_epi8(first as i8));
-            _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8((len - 1) as i8)), d)
-        };
+        let v = load(block);
         let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\'' as i8));
         let stops = _mm_or_si128(
-            _mm_andnot_si128(quote, within(0x21, 0x20)),
-            _mm_or_si128(within(0x5B, 6), within(0x7B, 4)),
+            _mm_andnot_si128(quote, in_range(v, 0x21, 0x20)),
+            _mm_or_si128(in_range(v, 0x5B, 6), in_range(v, 0x7B, 4)),
         );
         _mm_movemask_epi8(stops) as u32
     }

@@ -134,7 +134,7 @@ fn split_bounds_swar(
 /// without a branch, control characters included; a block's boundaries come from its 16-bit
 /// white-space mask as in [`emit`].
 #[cfg(target_arch = "x86_64")]
-mod sse2 {
+pub(super) mod sse2 {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
         _mm_set_epi64x, _mm_sub_epi8,
@@ -177,21 +177,32 @@ mod sse2 {
     #[inline]
     #[target_feature(enable = "sse2")]
     fn classify(block: &[u8; 16], set: AsciiSpace) -> (u32, u32) {
-        let lo = u64::from_le_bytes(block[..8].try_into().expect("8 bytes"));
-        let hi = u64::from_le_bytes(block[8..].try_into().expect("8 bytes"));
-        let v = _mm_set_epi64x(hi as i64, lo as i64);
-        // x in first..=first+4, as an unsigned byte compare: min(x − first, 4) == x − first.
-        let within5 = |first: u8| -> __m128i {
-            let d = _mm_sub_epi8(v, _mm_set1_epi8(first as i8));
-            _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(4)), d)
-        };
+        let v = load(block);
         // 0x09–0x0D, then 0x1C–0x20 (Python) or 0x20 alone (Perl).
         let upper = match set {
-            AsciiSpace::Python => within5(0x1C),
+            AsciiSpace::Python => in_range(v, 0x1C, 5),
             AsciiSpace::Perl => _mm_cmpeq_epi8(v, _mm_set1_epi8(0x20)),
         };
-        let space = _mm_movemask_epi8(_mm_or_si128(within5(0x09), upper)) as u32;
+        let space = _mm_movemask_epi8(_mm_or_si128(in_range(v, 0x09, 5), upper)) as u32;
         (space, _mm_movemask_epi8(v) as u32)
+    }
+
+    /// A block as a vector (two 8-byte loads: no unaligned-pointer load to prove safe).
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(in crate::tokenize) fn load(block: &[u8; 16]) -> __m128i {
+        let lo = u64::from_le_bytes(block[..8].try_into().expect("8 bytes"));
+        let hi = u64::from_le_bytes(block[8..].try_into().expect("8 bytes"));
+        _mm_set_epi64x(hi as i64, lo as i64)
+    }
+
+    /// All ones in the bytes of `v` within `first..first + len` (`len` ≥ 1), as an unsigned
+    /// byte compare: `min(x − first, len − 1) == x − first`.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(in crate::tokenize) fn in_range(v: __m128i, first: u8, len: u8) -> __m128i {
+        let d = _mm_sub_epi8(v, _mm_set1_epi8(first as i8));
+        _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8((len - 1) as i8)), d)
     }
 
     /// Bits set in a 16-bit value, by byte.
