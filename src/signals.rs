@@ -2,6 +2,7 @@
 //! a thread turns each into an [`Event`] for the merger, which acts on it between rows.
 
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 
@@ -23,12 +24,45 @@ pub enum Event {
     Reopen,
 }
 
+/// The handlers [`install`] put in place.
+pub struct Handlers {
+    signals: Signals,
+    stop: CaughtStop,
+}
+
+/// The number of the last SIGINT or SIGTERM caught, written by the handler itself.
+///
+/// A stop reaches the merger as an [`Event`] through the signals thread. A signal that arrives
+/// as the input ends can find the run over before that thread is scheduled (seen on a busy
+/// machine: status 0 after a SIGTERM, final report written); the run's status must not depend
+/// on that. The scoring command checks this after the run.
+#[derive(Clone, Default)]
+pub struct CaughtStop(Arc<AtomicUsize>);
+
+impl CaughtStop {
+    /// The stop signal caught so far, whether or not its event was acted on yet.
+    pub fn get(&self) -> Option<i32> {
+        match self.0.load(Ordering::SeqCst) {
+            0 => None,
+            signal => i32::try_from(signal).ok(),
+        }
+    }
+}
+
 /// Installs the handlers: from here on a signal is recorded, never the default action (which
 /// for SIGHUP and SIGUSR1 is to terminate). The scoring command calls this first thing, so that
 /// a signal arriving while options are parsed or dictionaries load has its documented effect
 /// once the run starts.
-pub fn install() -> io::Result<Signals> {
-    Signals::new([SIGINT, SIGTERM, SIGHUP, SIGUSR1])
+pub fn install() -> io::Result<Handlers> {
+    let stop = CaughtStop::default();
+    for signal in [SIGINT, SIGTERM] {
+        // Storing to an atomic is all the handler does: async-signal-safe.
+        signal_hook::flag::register_usize(signal, Arc::clone(&stop.0), signal as usize)?;
+    }
+    Ok(Handlers {
+        signals: Signals::new([SIGINT, SIGTERM, SIGHUP, SIGUSR1])?,
+        stop,
+    })
 }
 
 /// For `merge`, `compare` and `sacrebleu`, which have no running report: SIGUSR1 is recorded and
@@ -45,7 +79,11 @@ pub fn ignore_report_requests() -> io::Result<()> {
 /// arrived before (while the options were parsed) are turned into events here, before the
 /// reader starts, so that their effect does not depend on which thread runs first. A second
 /// SIGINT or SIGTERM while a stop is under way ends the process at once (status 128 + signal).
-pub fn spawn(mut signals: Signals, reader: Arc<ReaderState>) -> io::Result<Receiver<Event>> {
+pub fn spawn(
+    handlers: Handlers,
+    reader: Arc<ReaderState>,
+) -> io::Result<(Receiver<Event>, CaughtStop)> {
+    let Handlers { mut signals, stop } = handlers;
     let (tx, rx) = unbounded();
     let mut stopping = false;
     for signal in signals.pending() {
@@ -64,7 +102,7 @@ pub fn spawn(mut signals: Signals, reader: Arc<ReaderState>) -> io::Result<Recei
                 }
             }
         })?;
-    Ok(rx)
+    Ok((rx, stop))
 }
 
 /// The event of `signal`; a stop also tells the reader to read no more.

@@ -14,7 +14,7 @@ use crate::signals;
 use crate::status;
 
 /// Runs a validated configuration; returns the exit status.
-pub fn run(config: Config, signals: signal_hook::iterator::Signals) -> u8 {
+pub fn run(config: Config, signals: signals::Handlers) -> u8 {
     let metrics = &config.metrics;
     let resampler = match config.confidence {
         None => None,
@@ -44,8 +44,8 @@ pub fn run(config: Config, signals: signal_hook::iterator::Signals) -> u8 {
         }
     };
     let reader_state = Arc::new(ReaderState::default());
-    let events = match signals::spawn(signals, Arc::clone(&reader_state)) {
-        Ok(events) => events,
+    let (events, caught_stop) = match signals::spawn(signals, Arc::clone(&reader_state)) {
+        Ok(spawned) => spawned,
         Err(e) => {
             diagnostic(&format!(
                 "error: installing signal handlers: {}",
@@ -93,7 +93,9 @@ pub fn run(config: Config, signals: signal_hook::iterator::Signals) -> u8 {
     if outcome.output_closed {
         return status::OK;
     }
-    if let Some(signal) = outcome.stopped_by {
+    // A stop whose event the run ended before acting on still sets the status (see
+    // `CaughtStop`): every line read was finished either way.
+    if let Some(signal) = outcome.stopped_by.or_else(|| caught_stop.get()) {
         // Stopped by SIGINT/SIGTERM after finishing every line read: 128 + signal, by
         // convention.
         return u8::try_from(128 + signal).unwrap_or(status::IO);
