@@ -196,3 +196,10 @@ impl<M: Metric> DynMetric for M {
         Metric::score_vector(self, sums)
     }
 }
+
+/// The smallest batch any of `metrics` asks for ([`Metric::max_batch_segments`]): one run's
+/// batches carry the statistics of every metric.
+pub fn smallest_batch<'a>(metrics: impl IntoIterator<Item = &'a dyn DynMetric>) -> usize {
+    let smallest = metrics.into_iter().map(|m| m.max_batch_segments()).min();
+    smallest.unwrap_or(crate::input::reader::MAX_RECORDS)
+}

@@ -24,7 +24,7 @@ pub mod registry;
 pub mod score;
 pub mod ter;
 
-pub use dynamic::DynMetric;
+pub use dynamic::{smallest_batch, DynMetric};
 pub use registry::{build, REGISTRY};
 pub use score::{Confidence, Piece, Score, Variants};
 

@@ -182,12 +182,6 @@ fn split_ascii(s: &str, out: &mut Tokens) {
     out.extend_split_ascii(s, AsciiSpace::Perl);
 }
 
-/// Perl `\s` on a character string: Unicode White_Space, which is exactly what
-/// `char::is_whitespace` tests (U+001C–U+001F are not included, unlike Python's `split`).
-fn split_perl(s: &str, out: &mut Tokens) {
-    out.extend_split_perl(s);
-}
-
 /// Perl `lc` on a character string: the full lowercase mapping of each character, **without**
 /// Python's final-sigma rule (`Σ` → `σ` everywhere). Python's mapping is used for everything
 /// else (Perl 5.36 and CPython 3.11 share Unicode 14.0); cutting the text at each `Σ` keeps the
@@ -240,13 +234,13 @@ impl MultiBleu {
                 if lc && is_hyp {
                     perl_lc(text, ws_text);
                     let tokenized = Tokenizer::mteval_13a(ws_text, scratch);
-                    split_perl(tokenized, out);
+                    out.extend_split_perl(tokenized);
                 } else if lc {
                     let tokenized = Tokenizer::mteval_13a(text, scratch);
                     perl_lc(tokenized, ws_text);
-                    split_perl(ws_text, out);
+                    out.extend_split_perl(ws_text);
                 } else {
-                    split_perl(Tokenizer::mteval_13a(text, scratch), out);
+                    out.extend_split_perl(Tokenizer::mteval_13a(text, scratch));
                 }
             }
         }

@@ -183,10 +183,8 @@ impl Work for Scoring<'_> {
         (workspaces, RowScratch::default())
     }
 
-    /// The smallest batch any of the metrics asks for.
     fn max_batch_records(&self) -> usize {
-        let smallest = self.metrics.iter().map(|m| m.max_batch_segments()).min();
-        smallest.unwrap_or(reader::MAX_RECORDS)
+        crate::metric::smallest_batch(self.metrics.iter().map(|m| &**m))
     }
 
     /// Frames every record, scores the good ones and renders every row (an empty one for a bad

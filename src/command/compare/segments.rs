@@ -203,10 +203,8 @@ impl Work for Scorer<'_> {
         (workspaces, Vec::new())
     }
 
-    /// The smallest batch any of the metrics asks for.
     fn max_batch_records(&self) -> usize {
-        let smallest = self.metrics.iter().map(|m| m.m.max_batch_segments()).min();
-        smallest.unwrap_or(crate::input::reader::MAX_RECORDS)
+        crate::metric::smallest_batch(self.metrics.iter().map(|m| &*m.m))
     }
 
     fn batch(&self, state: &mut Self::State, batch: &mut Batch) -> Done {
