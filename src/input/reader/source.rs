@@ -271,6 +271,34 @@ impl LineReader {
         }
     }
 
+    /// The complete lines already buffered, in order, while `each` returns true: what
+    /// [`next_line`](Self::next_line) would return for them, found by one `memchr` pass over
+    /// the buffer rather than a call (and a new search) per line. Never reads: at the end of
+    /// the buffered lines it returns, and `next_line` goes on from there. Does nothing while an
+    /// over-long line is being skipped: its end, and its length, are `next_line`'s to report
+    /// (`next_line` only leaves one unfinished in `--follow` mode, and then with no `\n`
+    /// buffered, so this is a guard rather than a path).
+    pub fn buffered_lines(&mut self, mut each: impl FnMut(Line<'_>) -> bool) {
+        if self.skipping.is_some() {
+            return;
+        }
+        // The cached newline is an offset from `start`, which moves.
+        self.newline = None;
+        let mut at = self.start;
+        for nl in memchr::memchr_iter(b'\n', &self.buf[self.start..self.end]) {
+            let text = strip_cr(&self.buf[at..self.start + nl]);
+            at = self.start + nl + 1;
+            let line = match text.len() {
+                len if len > self.max_line => Line::TooLong(len as u64),
+                _ => Line::Text(text),
+            };
+            if !each(line) {
+                break;
+            }
+        }
+        self.start = at;
+    }
+
     pub(super) fn fill(&mut self) -> io::Result<()> {
         if self.start > 0 {
             self.buf.copy_within(self.start..self.end, 0);

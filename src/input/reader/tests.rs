@@ -1,6 +1,6 @@
 //! The reader's unit tests.
 
-use std::io::Read;
+use std::io::{self, Read};
 
 use super::batch::{MAX_RECORDS, RECYCLE_BYTES};
 use super::source::{READ_SIZE, TAIL};
@@ -414,4 +414,70 @@ fn the_line_limit_does_not_count_the_line_end() {
     assert_eq!(r.next_line().unwrap(), Some(Line::Text(b"abc")));
     let mut r = reader(b"abcd").max_line(3);
     assert_eq!(r.next_line().unwrap(), Some(Line::TooLong(4)));
+}
+
+/// A stream returning at most `chunk` bytes per read.
+struct Pieces {
+    data: Vec<u8>,
+    chunk: usize,
+}
+
+impl Read for Pieces {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.chunk.min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data.drain(..n);
+        Ok(n)
+    }
+}
+
+/// `buffered_lines` (the reader's one-pass path) returns exactly what `next_line` would: the
+/// same lines, `\r` removed, the same over-long lines with the same lengths (also one whose
+/// start was skipped across reads), and it stops where `each` says.
+#[test]
+fn buffered_lines_agree_with_next_line() {
+    let mut rng = crate::ngram::test_rng::Rng(0x5eed_1e55);
+    for case in 0..3000 {
+        let len = rng.below(200);
+        let data: Vec<u8> = (0..len).map(|_| b"ab\r\n\n"[rng.below(5)]).collect();
+        let (max_line, chunk) = (1 + rng.below(12), 1 + rng.below(40));
+        let open = |data: &[u8]| {
+            LineReader::new(
+                Box::new(Pieces {
+                    data: data.to_vec(),
+                    chunk,
+                }),
+                "test".to_owned(),
+            )
+            .max_line(max_line)
+        };
+        let owned = |line: Line<'_>| match line {
+            Line::Text(t) => Ok(t.to_vec()),
+            Line::TooLong(n) => Err(n),
+        };
+        let mut want = Vec::new();
+        let mut plain = open(&data);
+        while let Some(line) = plain.next_line().unwrap() {
+            want.push(owned(line));
+        }
+        let mut got = Vec::new();
+        let mut mixed = open(&data);
+        let cap = 1 + rng.below(4);
+        loop {
+            let mut taken = 0;
+            mixed.buffered_lines(|line| {
+                got.push(owned(line));
+                taken += 1;
+                taken < cap
+            });
+            match mixed.next_line().unwrap() {
+                Some(line) => got.push(owned(line)),
+                None => break,
+            }
+        }
+        assert_eq!(
+            got, want,
+            "case {case}: {data:?}, limit {max_line}, reads of {chunk}"
+        );
+    }
 }
