@@ -55,6 +55,12 @@
 #   1 -> 2 thread scaling (wall of --threads 1 / wall of the default) and, for corpus BLEU,
 #   CPU of --threads 1 / CPU of `wc -w`.
 #
+#   Host capacity (with bleu-stream selected): `bleu-stream -m chrf --threads 1 -b` on corpus.tsv,
+#   alone and then two copies at once, R times each. Capacity = A/P1 + A/P2 (A: best wall alone;
+#   P1, P2: each copy's wall in the best pair), the work two CPU-bound processes get done at once
+#   in units of one alone: 2.0 on two idle cores, less where the two virtual CPUs share a core or
+#   the host is busy. Thread scaling cannot exceed it, so the summary prints both.
+#
 #   Each (case, tool) runs R times (env RUNS, default 3): wall = the best (minimum) run, measured
 #   around /usr/bin/time with bash's microsecond EPOCHREALTIME (GNU time's own %e has only 10 ms
 #   resolution); peak RSS = the maximum of GNU time's %M over the runs. Without GNU time (and no
@@ -582,12 +588,50 @@ if selected bleu-stream; then
     CHECKS+=("$(printf '%-9s %-26s %s' corpus-4x "bleu-stream 4x vs 1x" "$result")")
 fi
 
+# host_capacity: what two single-thread bleu-stream processes get done at once, in units of one
+# alone (see the header). Sets CAPLINE.
+CAPLINE=""
+host_capacity() {
+    local cmd=("$BIN" -m chrf -w 1 -b --threads 1) in=$D/corpus.tsv r t0 a p1 p2 alone="" pair=""
+    local f1=$D/out/capacity.1 f2=$D/out/capacity.2
+    for ((r = 1; r <= RUNS; r++)); do
+        t0=$EPOCHREALTIME
+        "${cmd[@]}" < "$in" > /dev/null
+        a=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.6f", b - a }')
+        [[ -n $alone ]] && awk -v a="$a" -v b="$alone" 'BEGIN { exit !(a >= b) }' || alone=$a
+        for f in "$f1" "$f2"; do
+            ( t=$EPOCHREALTIME; "${cmd[@]}" < "$in" > /dev/null
+              awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.6f\n", b - a }' > "$f" ) &
+        done
+        wait
+        p1=$(< "$f1") p2=$(< "$f2")
+        # The best pair: the one whose slower copy finished first.
+        if [[ -z $pair ]] || awk -v a="$p1" -v b="$p2" -v c="${pair% *}" -v d="${pair#* }" \
+            'BEGIN { x = a > b ? a : b; y = c > d ? c : d; exit !(x < y) }'; then
+            pair="$p1 $p2"
+        fi
+    done
+    CAPLINE=$(awk -v a="$alone" -v p="${pair% *}" -v q="${pair#* }" 'BEGIN {
+        printf "host capacity for two CPU-bound processes: %.2fx (bleu-stream -m chrf --threads 1: %.3f s alone, %.3f s and %.3f s as two at once)", a / p + a / q, a, p, q }')
+    echo "$CAPLINE"
+}
+if selected bleu-stream; then
+    echo
+    echo "host capacity: two single-thread runs at once vs one alone"
+    host_capacity
+fi
+
 echo
 echo "== results ($(count_lines "$D/corpus.tsv") lines$([[ $QUICK -eq 1 ]] && echo ', --quick'); per-run data: $RUNS_TSV)"
 grep -v $'^corpus-4x\t' "$RUNS_TSV" > "$D/out/runs.table.tsv" || true
 label_of() { local row id label; for row in "${TOOLS[@]}"; do IFS='|' read -r id label _ <<< "$row"; [[ $id == "$1" ]] && echo "$label"; done; }
 "$PYTHON" "$BENCH_DIR/bench.py" table "$D/out/runs.table.tsv" "$(label_of "$BASELINE")" \
     "$(label_of bleu-stream-t1)" "$(label_of wc)"
+if [[ -n $CAPLINE ]]; then
+    echo
+    echo "== $CAPLINE"
+    echo "   (the 1 -> 2 thread scaling of CPU-bound work is bounded by it)"
+fi
 if [[ -n $MEMLINE ]]; then
     echo
     echo "== constant memory (bleu-stream -b)"
