@@ -61,7 +61,7 @@
 #   in units of one alone: 2.0 on two idle cores, less where the two virtual CPUs share a core or
 #   the host is busy. Thread scaling cannot exceed it, so the summary prints both.
 #
-#   Each (case, tool) runs R times (env RUNS, default 3): wall = the best (minimum) run, measured
+#   Each (case, tool) runs R times (env RUNS, default 10): wall = the best (minimum) run, measured
 #   around /usr/bin/time with bash's microsecond EPOCHREALTIME (GNU time's own %e has only 10 ms
 #   resolution); peak RSS = the maximum of GNU time's %M over the runs. Without GNU time (and no
 #   way to apt-get it) bench.py measures instead, with getrusage(RUSAGE_CHILDREN).
@@ -82,7 +82,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 WORK=${WORK_DIR:-$BENCH_DIR/work}
 DATA=${WMT22_DIR:-$ROOT/../shared/data/wmt22}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-10}   # runs of bleu-stream (under a second each; the host varies by tens of per cent)
 REF_RUNS=${REF_RUNS:-1}   # runs of the reference tools (sacreBLEU, NLTK, perl: minutes each)
 NLTK_LINES=${NLTK_LINES:-0}   # 0 = all lines
 QUICK_LINES=${QUICK_LINES:-20000}
@@ -219,7 +219,7 @@ Options:
   -h, --help       this text
 
 Environment:
-  RUNS=N             runs per bleu-stream measurement (default 3)
+  RUNS=N             runs per bleu-stream measurement (default 10: under a second each)
   REF_RUNS=N         runs per reference-tool measurement (default 1: they take minutes)
   NLTK_LINES=N       lines of the corpus the NLTK cases (gleu, nltkchrf, nistnltk) score, for
                      both tools (default 0: all)
