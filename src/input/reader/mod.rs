@@ -229,13 +229,18 @@ impl Batcher {
 
     /// Frames (detecting the format if still unknown) and records one TSV/JSONL line.
     fn line(&mut self, line: Line<'_>, refs: Refs) -> Result<(), Stop> {
-        let text = match line {
-            Line::Text(text) => text,
-            Line::TooLong(bytes) => {
-                self.batch.mark_bad(too_long(bytes));
-                return self.record_done();
-            }
-        };
+        if let Line::Text(text) = line {
+            self.settle_framing(text, refs);
+        }
+        if !self.framed_line(line) {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    /// Lets line `text` decide what is still open of the framing: the format, and for TSV the
+    /// number of fields.
+    fn settle_framing(&mut self, text: &[u8], refs: Refs) {
         if self.framing.is_none() {
             // A UTF-8 byte order mark does not hide JSON.
             let body = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
@@ -269,12 +274,11 @@ impl Batcher {
                 };
             }
         }
-        self.batch.push_field(text);
-        self.record_done()
     }
 
     /// True once every line is framed alike: the format and, for TSV, the number of fields
-    /// are known, so [`Batcher::framed_line`] may take the lines.
+    /// are known, so [`Batcher::settle_framing`] has nothing left to do and the lines can go
+    /// straight to [`Batcher::framed_line`].
     fn framing_known(&self) -> bool {
         !matches!(
             self.framing,
@@ -284,22 +288,26 @@ impl Batcher {
         )
     }
 
-    /// Records one line once [`Batcher::framing_known`] (all [`Batcher::line`] then does);
-    /// false when the batch is full and must be sent before the next line.
+    /// Records one line (an over-long one as a bad record without fields); false when the batch
+    /// is full and must be sent before the next line.
     fn framed_line(&mut self, line: Line<'_>) -> bool {
         match line {
             Line::Text(text) => self.batch.push_field(text),
             Line::TooLong(bytes) => self.batch.mark_bad(too_long(bytes)),
         }
+        self.finish_record()
+    }
+
+    /// Ends the record being built, and its line; false when the batch is now full.
+    fn finish_record(&mut self) -> bool {
         self.batch.end_record();
         self.next_line += 1;
         !self.batch.is_full(self.max_records)
     }
 
+    /// Ends the record being built and sends the batch if it is full.
     fn record_done(&mut self) -> Result<(), Stop> {
-        self.batch.end_record();
-        self.next_line += 1;
-        if self.batch.is_full(self.max_records) {
+        if !self.finish_record() {
             self.send()?;
         }
         Ok(())
