@@ -17,7 +17,8 @@ use super::Registered;
 use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{
-    CharNgrams, CountTables, NgramIds, NgramIndex, SortedNgrams, Spaces, Vocab, WordNgrams, ABSENT,
+    clipped_matches, CharNgrams, ClipWorkspace, CountTables, NgramIds, NgramIndex, SortedNgrams,
+    Spaces, Vocab, WordNgrams, ABSENT,
 };
 use crate::tokenize::Tokens;
 use crate::unicode::{is_py_whitespace, py_lower_into, py_rstrip, py_split};
@@ -137,6 +138,8 @@ pub struct ChrfWorkspace {
     ref_points: Vec<u32>,
     sorted: SortedNgrams,
     vocab: Vocab,
+    /// Word n-gram matches ([`word_triples`]).
+    clip: ClipWorkspace,
 }
 
 /// ASCII punctuation, `string.punctuation`: the characters chrF++ splits off words.
@@ -198,11 +201,13 @@ impl Chrf {
         );
     }
 
-    /// chrF++ words of a prepared line.
+    /// chrF++ words of a prepared line ([`each_word`]'s, from one whitespace split of the
+    /// line's copy and spans split in place rather than a copy per word).
     fn words(&self, line: &str, words: &mut Tokens) {
         words.clear();
         if self.config.word_order > 0 {
-            each_word(line, |w| words.push(w));
+            words.extend_split(line);
+            words.split_each(punctuation_split);
         }
     }
 
@@ -218,8 +223,8 @@ impl Chrf {
     /// Segment statistics of `hyp` against `refs` (at least one reference).
     ///
     /// Character n-grams are counted by [`CharNgrams`] (exact integer keys, no per-n-gram
-    /// allocation); word n-grams by the general [`NgramIndex`], or by [`WordNgrams`] on huge
-    /// segments; character or word n-grams whose keys would not fit 128 bits by the index.
+    /// allocation); word n-grams by [`word_triples`], or by [`WordNgrams`] on huge segments;
+    /// character n-grams whose keys would not fit 128 bits by the index.
     pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut ChrfWorkspace) -> ChrfStats {
         let ChrfWorkspace {
             hyp_text,
@@ -241,6 +246,7 @@ impl Chrf {
             ref_points,
             sorted,
             vocab,
+            clip,
         } = ws;
         let spaces = self.spaces();
         let hyp = self.prepare(hyp, hyp_text);
@@ -318,7 +324,13 @@ impl Chrf {
                         self.words(hyp, hyp_words);
                     }
                     self.words(r, ref_words);
-                    orders(hyp_words, ref_words, self.config.word_order, candidate);
+                    word_triples(
+                        hyp_words,
+                        ref_words,
+                        self.config.word_order,
+                        clip,
+                        candidate,
+                    );
                 }
             }
             // The first strictly best reference wins (ties keep the earlier one).
@@ -397,26 +409,28 @@ impl Chrf {
 /// `(hi)` → `(hi`, `)`).
 fn each_word<'a>(line: &'a str, mut f: impl FnMut(&'a str)) {
     for w in py_split(line) {
-        let mut cs = w.chars();
-        let (first, last) = (cs.next(), cs.next_back());
-        match (first, last) {
-            (Some(_), None) => f(w),
-            (_, Some(l)) if is_ascii_punct(l) => {
-                f(&w[..w.len() - l.len_utf8()]);
-                f(&w[w.len() - l.len_utf8()..]);
+        match punctuation_split(w) {
+            Some(k) => {
+                f(&w[..k]);
+                f(&w[k..]);
             }
-            (Some(first), Some(_)) if is_ascii_punct(first) => {
-                f(&w[..first.len_utf8()]);
-                f(&w[first.len_utf8()..]);
-            }
-            _ => f(w),
+            None => f(w),
         }
     }
 }
 
-/// One order's `[hyp_count, ref_count, match]` from the n-gram ids of that order; the count
-/// arrays are left all zero. The hypothesis count is 0 when the reference has no n-gram of the
-/// order (sacreBLEU's quirk, which also keeps those n-grams out of corpus totals).
+/// Where [`each_word`] splits a whitespace-separated word, if it does: before a final ASCII
+/// punctuation character, or else after an initial one; never a one-character word. Bytes
+/// suffice: an ASCII byte is a whole character in UTF-8, and a one-character word of two or
+/// more bytes has no ASCII byte.
+fn punctuation_split(w: &str) -> Option<usize> {
+    match w.as_bytes() {
+        [.., last] if w.len() >= 2 && is_ascii_punct(char::from(*last)) => Some(w.len() - 1),
+        [first, ..] if w.len() >= 2 && is_ascii_punct(char::from(*first)) => Some(1),
+        _ => None,
+    }
+}
+
 /// [`order_triple`] of orders `1..=max_order` of two id sequences, counted by [`SortedNgrams`].
 fn sorted_triples(
     sorted: &mut SortedNgrams,
@@ -433,6 +447,29 @@ fn sorted_triples(
     }
 }
 
+/// [`order_triple`] of word orders `1..=max_order`. The match count of an order is
+/// `Σ_g min(hyp count, ref count)` over its n-grams (sacreBLEU's `_get_match_statistics`; a
+/// word n-gram is its words joined by a space, and words hold no space, so equal n-grams are
+/// equal word sequences): BLEU's clipped matches against one reference, whose bit-parallel path
+/// takes segments of up to 128 words without interning an n-gram.
+fn word_triples(
+    hyp: &Tokens,
+    rf: &Tokens,
+    max_order: usize,
+    clip: &mut ClipWorkspace,
+    out: &mut Vec<u64>,
+) {
+    clipped_matches(hyp, std::slice::from_ref(rf), max_order, clip);
+    for n in 1..=max_order {
+        let h = (hyp.len() + 1).saturating_sub(n) as u64;
+        let r = (rf.len() + 1).saturating_sub(n) as u64;
+        out.extend_from_slice(&[if r == 0 { 0 } else { h }, r, clip.matches[n - 1]]);
+    }
+}
+
+/// One order's `[hyp_count, ref_count, match]` from the n-gram ids of that order; the count
+/// arrays are left all zero. The hypothesis count is 0 when the reference has no n-gram of the
+/// order (sacreBLEU's quirk, which also keeps those n-grams out of corpus totals).
 fn order_triple(
     hyp: &[u32],
     rf: &[u32],
@@ -677,6 +714,34 @@ mod tests {
         chrf.words("(hi) \"hello,\" a ,x «b»", &mut words);
         let w: Vec<&str> = words.iter().collect();
         assert_eq!(w, ["(hi", ")", "\"hello,", "\"", "a", ",", "x", "«b»"]);
+    }
+
+    #[test]
+    fn words_from_spans_agree_with_each_word() {
+        // `Chrf::words` (a whitespace split, then spans split in place) against `each_word`
+        // (a split per word) on random lines of words, punctuation, non-ASCII letters and
+        // white space, ASCII and not.
+        let chrf = Chrf::new(ChrfConfig {
+            word_order: 2,
+            ..ChrfConfig::default()
+        });
+        let alphabet = [
+            "a", "bc", ".", ",", "(", ")", "\"", "é", "«", " ", "  ", "\t", "\u{3000}", "\u{85}",
+            "\u{1c}",
+        ];
+        let mut rng = crate::ngram::test_rng::Rng(0x2545_f491_4f6c_dd1d);
+        let mut words = Tokens::default();
+        for _ in 0..5000 {
+            let line: String = (0..rng.below(14))
+                .map(|_| alphabet[rng.below(alphabet.len())])
+                .collect();
+            let mut want = Vec::new();
+            each_word(&line, |w| want.push(w.to_owned()));
+            chrf.words(&line, &mut words);
+            assert_eq!(words.iter().collect::<Vec<_>>(), want, "{line:?}");
+            // The spans stay valid for n-gram keys (the padding is untouched).
+            assert_eq!(words.keys().count(), want.len());
+        }
     }
 
     #[test]

@@ -325,6 +325,39 @@ impl Tokens {
         self.used += 2;
     }
 
+    /// Splits every token `i` for which `at(token)` is `Some(k)` (`0 < k < len`, on a character
+    /// boundary) into `token[..k]` and `token[k..]`, in place: only spans change, no text is
+    /// copied (chrF++ splitting punctuation off words after a whitespace split).
+    pub fn split_each(&mut self, mut at: impl FnMut(&str) -> Option<usize>) {
+        let n = self.used;
+        // The spans move to `2n..3n` first, then are written back from 0: the span read at
+        // `2n + j` (j even, j < n) becomes at most two, written below `2j + 4`, which stays
+        // below the next one read, at `2n + j + 2`.
+        self.reserve_bounds(2 * n);
+        self.bounds.copy_within(0..n, 2 * n);
+        let mut w = 0;
+        for j in (0..n).step_by(2) {
+            let (start, end) = (self.bounds[2 * n + j], self.bounds[2 * n + j + 1]);
+            let token = &self.text[start as usize..end as usize];
+            match at(token) {
+                Some(k) => {
+                    assert!(
+                        0 < k && k < token.len() && token.is_char_boundary(k),
+                        "split of {token:?} at {k}"
+                    );
+                    let mid = start + k as u32;
+                    self.bounds[w..w + 4].copy_from_slice(&[start, mid, mid, end]);
+                    w += 4;
+                }
+                None => {
+                    self.bounds[w..w + 2].copy_from_slice(&[start, end]);
+                    w += 2;
+                }
+            }
+        }
+        self.used = w;
+    }
+
     /// Appends the tokens of Python's `s.split()`.
     pub fn extend_split(&mut self, s: &str) {
         self.extend_split_unicode(s, AsciiSpace::Python);
