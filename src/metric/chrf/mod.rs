@@ -17,13 +17,15 @@ use super::Registered;
 use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{
-    clipped_matches, CharNgrams, ClipWorkspace, CountTables, NgramIds, NgramIndex, SortedNgrams,
-    Spaces, Vocab, WordNgrams, ABSENT,
+    CharNgrams, ClipWorkspace, CountTables, NgramIds, NgramIndex, SortedNgrams, Spaces, Vocab,
+    WordNgrams, ABSENT,
 };
 use crate::tokenize::Tokens;
-use crate::unicode::{is_py_whitespace, py_lower_into, py_rstrip, py_split};
+use crate::unicode::{is_py_whitespace, py_lower_into, py_rstrip};
 
 use super::bleu::SACREBLEU_VERSION;
+
+mod word_orders;
 
 /// A segment whose hypothesis and longest reference together exceed this many bytes has its
 /// word n-grams counted by [`WordNgrams`] (a few bytes a word: bounded memory) rather than by
@@ -138,13 +140,8 @@ pub struct ChrfWorkspace {
     ref_points: Vec<u32>,
     sorted: SortedNgrams,
     vocab: Vocab,
-    /// Word n-gram matches ([`word_triples`]).
+    /// Word n-gram matches ([`word_orders::word_triples`]).
     clip: ClipWorkspace,
-}
-
-/// ASCII punctuation, `string.punctuation`: the characters chrF++ splits off words.
-fn is_ascii_punct(c: char) -> bool {
-    c.is_ascii_punctuation()
 }
 
 impl Chrf {
@@ -201,16 +198,6 @@ impl Chrf {
         );
     }
 
-    /// chrF++ words of a prepared line ([`each_word`]'s, from one whitespace split of the
-    /// line's copy and spans split in place rather than a copy per word).
-    fn words(&self, line: &str, words: &mut Tokens) {
-        words.clear();
-        if self.config.word_order > 0 {
-            words.extend_split(line);
-            words.split_each(punctuation_split);
-        }
-    }
-
     /// Which white space character n-grams leave out.
     fn spaces(&self) -> Spaces {
         if self.config.whitespace {
@@ -223,8 +210,8 @@ impl Chrf {
     /// Segment statistics of `hyp` against `refs` (at least one reference).
     ///
     /// Character n-grams are counted by [`CharNgrams`] (exact integer keys, no per-n-gram
-    /// allocation); word n-grams by [`word_triples`], or by [`WordNgrams`] on huge segments;
-    /// character n-grams whose keys would not fit 128 bits by the index.
+    /// allocation); word n-grams by [`word_orders::word_triples`], or by [`WordNgrams`] on
+    /// huge segments; character n-grams whose keys would not fit 128 bits by the index.
     pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut ChrfWorkspace) -> ChrfStats {
         let ChrfWorkspace {
             hyp_text,
@@ -255,10 +242,10 @@ impl Chrf {
         let packed = self.config.word_order > 0 && hyp.len() + longest_ref > PACKED_WORDS_BYTES;
         if packed {
             words.start();
-            each_word(hyp, |w| words.hyp_word(w));
+            word_orders::each_word(hyp, |w| words.hyp_word(w));
             hyp_words.clear();
         } else {
-            self.words(hyp, hyp_words);
+            word_orders::split_words(self.config.word_order, hyp, hyp_words);
         }
         hyp_chars.clear();
         let mut best = Vec::new();
@@ -302,16 +289,16 @@ impl Chrf {
             if self.config.word_order > 0 {
                 let counted = packed && {
                     words.start_ref();
-                    each_word(r, |w| words.ref_word(w));
+                    word_orders::each_word(r, |w| words.ref_word(w));
                     words.count(self.config.word_order, tables, candidate)
                 };
                 if !counted && packed {
                     // Word orders too long for 128-bit keys on a huge segment: sorted.
                     vocab.clear();
                     hyp_points.clear();
-                    each_word(hyp, |w| hyp_points.push(vocab.id(w)));
+                    word_orders::each_word(hyp, |w| hyp_points.push(vocab.id(w)));
                     ref_points.clear();
-                    each_word(r, |w| ref_points.push(vocab.id(w)));
+                    word_orders::each_word(r, |w| ref_points.push(vocab.id(w)));
                     sorted_triples(
                         sorted,
                         hyp_points,
@@ -321,10 +308,10 @@ impl Chrf {
                     );
                 } else if !counted {
                     if packed && hyp_words.is_empty() {
-                        self.words(hyp, hyp_words);
+                        word_orders::split_words(self.config.word_order, hyp, hyp_words);
                     }
-                    self.words(r, ref_words);
-                    word_triples(
+                    word_orders::split_words(self.config.word_order, r, ref_words);
+                    word_orders::word_triples(
                         hyp_words,
                         ref_words,
                         self.config.word_order,
@@ -404,33 +391,6 @@ impl Chrf {
     }
 }
 
-/// Calls `f` with every chrF++ word of a prepared line: `extract_all_word_ngrams` splits one
-/// ASCII punctuation character off the end of a word, or else off its start (the end wins:
-/// `(hi)` → `(hi`, `)`).
-fn each_word<'a>(line: &'a str, mut f: impl FnMut(&'a str)) {
-    for w in py_split(line) {
-        match punctuation_split(w) {
-            Some(k) => {
-                f(&w[..k]);
-                f(&w[k..]);
-            }
-            None => f(w),
-        }
-    }
-}
-
-/// Where [`each_word`] splits a whitespace-separated word, if it does: before a final ASCII
-/// punctuation character, or else after an initial one; never a one-character word. Bytes
-/// suffice: an ASCII byte is a whole character in UTF-8, and a one-character word of two or
-/// more bytes has no ASCII byte.
-fn punctuation_split(w: &str) -> Option<usize> {
-    match w.as_bytes() {
-        [.., last] if w.len() >= 2 && is_ascii_punct(char::from(*last)) => Some(w.len() - 1),
-        [first, ..] if w.len() >= 2 && is_ascii_punct(char::from(*first)) => Some(1),
-        _ => None,
-    }
-}
-
 /// [`order_triple`] of orders `1..=max_order` of two id sequences, counted by [`SortedNgrams`].
 fn sorted_triples(
     sorted: &mut SortedNgrams,
@@ -444,26 +404,6 @@ fn sorted_triples(
         let r = (rf.len() + 1).saturating_sub(n) as u64;
         let matched = sorted.matches(hyp, rf, n);
         out.extend_from_slice(&[if r == 0 { 0 } else { h }, r, matched]);
-    }
-}
-
-/// [`order_triple`] of word orders `1..=max_order`. The match count of an order is
-/// `Σ_g min(hyp count, ref count)` over its n-grams (sacreBLEU's `_get_match_statistics`; a
-/// word n-gram is its words joined by a space, and words hold no space, so equal n-grams are
-/// equal word sequences): BLEU's clipped matches against one reference, whose bit-parallel path
-/// takes segments of up to 128 words without interning an n-gram.
-fn word_triples(
-    hyp: &Tokens,
-    rf: &Tokens,
-    max_order: usize,
-    clip: &mut ClipWorkspace,
-    out: &mut Vec<u64>,
-) {
-    clipped_matches(hyp, std::slice::from_ref(rf), max_order, clip);
-    for n in 1..=max_order {
-        let h = (hyp.len() + 1).saturating_sub(n) as u64;
-        let r = (rf.len() + 1).saturating_sub(n) as u64;
-        out.extend_from_slice(&[if r == 0 { 0 } else { h }, r, clip.matches[n - 1]]);
     }
 }
 
@@ -702,46 +642,6 @@ mod tests {
             ..ChrfConfig::default()
         };
         assert_eq!(sentence("", &[""], eps).0, 1.0000000000000002e-14);
-    }
-
-    #[test]
-    fn words_split_one_ascii_punctuation_character() {
-        let chrf = Chrf::new(ChrfConfig {
-            word_order: 2,
-            ..ChrfConfig::default()
-        });
-        let mut words = Tokens::default();
-        chrf.words("(hi) \"hello,\" a ,x «b»", &mut words);
-        let w: Vec<&str> = words.iter().collect();
-        assert_eq!(w, ["(hi", ")", "\"hello,", "\"", "a", ",", "x", "«b»"]);
-    }
-
-    #[test]
-    fn words_from_spans_agree_with_each_word() {
-        // `Chrf::words` (a whitespace split, then spans split in place) against `each_word`
-        // (a split per word) on random lines of words, punctuation, non-ASCII letters and
-        // white space, ASCII and not.
-        let chrf = Chrf::new(ChrfConfig {
-            word_order: 2,
-            ..ChrfConfig::default()
-        });
-        let alphabet = [
-            "a", "bc", ".", ",", "(", ")", "\"", "é", "«", " ", "  ", "\t", "\u{3000}", "\u{85}",
-            "\u{1c}",
-        ];
-        let mut rng = crate::ngram::test_rng::Rng(0x2545_f491_4f6c_dd1d);
-        let mut words = Tokens::default();
-        for _ in 0..5000 {
-            let line: String = (0..rng.below(14))
-                .map(|_| alphabet[rng.below(alphabet.len())])
-                .collect();
-            let mut want = Vec::new();
-            each_word(&line, |w| want.push(w.to_owned()));
-            chrf.words(&line, &mut words);
-            assert_eq!(words.iter().collect::<Vec<_>>(), want, "{line:?}");
-            // The spans stay valid for n-gram keys (the padding is untouched).
-            assert_eq!(words.keys().count(), want.len());
-        }
     }
 
     #[test]
