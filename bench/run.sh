@@ -209,8 +209,9 @@ Usage: bench/run.sh [--quick] [--tools ID,ID...] [--help]
 Whole-process benchmark of bleu-stream vs sacreBLEU $SACREBLEU_VERSION, NLTK $NLTK_VERSION and (when
 available) the perl scripts on the WMT22 *-en system outputs (about 127k hyp/ref pairs):
 corpus and per-sentence BLEU, chrF, chrF++, TER, NLTK BLEU/GLEU/chrF/NIST, multi-bleu, NIST;
-wall and CPU time (best of RUNS / REF_RUNS), peak RSS, score equality, 1 -> 2 thread scaling,
-single-thread BLEU CPU against wc -w, and a constant-memory check on the corpus 4x.
+wall and CPU time (best of RUNS / REF_RUNS), peak RSS, score equality, 1 -> 2 thread scaling
+(bleu-stream's two-thread and --threads 1 runs alternate), single-thread BLEU CPU against wc -w,
+and a constant-memory check on the corpus 4x.
 
 Options:
   --quick          only the first $QUICK_LINES lines of the corpus (smoke run; in WORK/quick/)
@@ -461,35 +462,42 @@ setup_timer() {
     fi
 }
 
-# timed CASE ID LABEL: runs the tool's CMD < IN, RUNS times; appends each run to RUNS_TSV and
+# timed CASE ID LABEL: runs the tool's CMD < IN, RUNS times (REF_RUNS for a reference tool);
 # leaves the best wall in BEST_WALL and BEST[CASE.ID], the max peak RSS (KiB) in PEAK_KB and
-# PEAK[CASE.ID].
+# PEAK[CASE.ID] (see timed_run).
 declare -A BEST=() PEAK=()
 timed() {
-    local case=$1 id=$2 label=$3 r t0 t1 wall rss user sys cpu runs=$RUNS
+    local case=$1 id=$2 label=$3 r runs=$RUNS
     [[ $id == bleu-stream* ]] || runs=$REF_RUNS
-    local out=$D/out/$case.$id.out err=$D/out/$case.$id.err tf=$D/out/$case.$id.time
-    BEST_WALL="" PEAK_KB=0
+    unset "BEST[$case.$id]" "PEAK[$case.$id]"
     for ((r = 1; r <= runs; r++)); do
-        t0=$EPOCHREALTIME
-        if ! "${TIMER[@]}" -o "$tf" "${CMD[@]}" < "$IN" > "$out" 2> "$err"; then
-            echo "run.sh: error: $label failed in case '$case': ${CMD[*]} < $IN" >&2
-            tail -n 20 "$err" >&2
-            exit 1
-        fi
-        t1=$EPOCHREALTIME
-        read -r wall rss user sys < <(tail -n 1 "$tf")
-        [[ $TIMER_KIND == gnu ]] && wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
-        cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-        printf '%s\t%s\t%d\t%s\t%s\t%s\n' "$case" "$label" "$r" "$wall" "$rss" "$cpu" >> "$RUNS_TSV"
-        printf '  %-9s %-26s run %d/%d  %8.3f s  cpu %7.2f s  %8s MiB\n' "$case" "$label" "$r" "$runs" "$wall" "$cpu" "$(mib "$rss")"
-        if [[ -z $BEST_WALL ]] || awk -v a="$wall" -v b="$BEST_WALL" 'BEGIN { exit !(a < b) }'; then
-            BEST_WALL=$wall
-        fi
-        [[ $rss -le $PEAK_KB ]] || PEAK_KB=$rss
+        timed_run "$case" "$id" "$label" "$r" "$runs"
     done
-    BEST[$case.$id]=$BEST_WALL
-    PEAK[$case.$id]=$PEAK_KB
+    BEST_WALL=${BEST[$case.$id]} PEAK_KB=${PEAK[$case.$id]}
+}
+
+# timed_run CASE ID LABEL R RUNS: run R of RUNS of the tool's CMD < IN; appends it to RUNS_TSV
+# and keeps the best wall in BEST[CASE.ID] and the max peak RSS (KiB) in PEAK[CASE.ID].
+timed_run() {
+    local case=$1 id=$2 label=$3 r=$4 runs=$5 t0 t1 wall rss user sys cpu
+    local out=$D/out/$case.$id.out err=$D/out/$case.$id.err tf=$D/out/$case.$id.time
+    t0=$EPOCHREALTIME
+    if ! "${TIMER[@]}" -o "$tf" "${CMD[@]}" < "$IN" > "$out" 2> "$err"; then
+        echo "run.sh: error: $label failed in case '$case': ${CMD[*]} < $IN" >&2
+        tail -n 20 "$err" >&2
+        exit 1
+    fi
+    t1=$EPOCHREALTIME
+    read -r wall rss user sys < <(tail -n 1 "$tf")
+    [[ $TIMER_KIND == gnu ]] && wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+    printf '%s\t%s\t%d\t%s\t%s\t%s\n' "$case" "$label" "$r" "$wall" "$rss" "$cpu" >> "$RUNS_TSV"
+    printf '  %-9s %-26s run %d/%d  %8.3f s  cpu %7.2f s  %8s MiB\n' "$case" "$label" "$r" "$runs" "$wall" "$cpu" "$(mib "$rss")"
+    local best=${BEST[$case.$id]:-}
+    if [[ -z $best ]] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+        BEST[$case.$id]=$wall
+    fi
+    [[ $rss -le ${PEAK[$case.$id]:-0} ]] || PEAK[$case.$id]=$rss
 }
 
 # ---------------------------------------------------------------- main
@@ -532,8 +540,28 @@ CHECKS=()
 echo
 echo "timing: $RUNS run(s) per measurement, timer: $TIMER_KIND"
 for case in "${CASES[@]}"; do
+    # bleu-stream's own measurements (two threads, --threads 1) take turns, run by run: the
+    # host's speed drifts by tens of per cent within a minute, and measured one block after the
+    # other that drift showed up as thread scaling (2.17x once, on a 2-core host).
+    OURS=()
     for row in "${ACTIVE[@]}"; do
         IFS='|' read -r id label check <<< "$row"
+        [[ $id == bleu-stream* ]] || continue
+        "$(tool_fn "$id")" "$case"
+        [[ ${#CMD[@]} -gt 0 ]] || continue
+        unset "BEST[$case.$id]" "PEAK[$case.$id]"
+        OURS+=("$row")
+    done
+    for ((r = 1; r <= RUNS; r++)); do
+        for row in "${OURS[@]}"; do
+            IFS='|' read -r id label check <<< "$row"
+            "$(tool_fn "$id")" "$case"
+            timed_run "$case" "$id" "$label" "$r" "$RUNS"
+        done
+    done
+    for row in "${ACTIVE[@]}"; do
+        IFS='|' read -r id label check <<< "$row"
+        [[ $id != bleu-stream* ]] || continue
         "$(tool_fn "$id")" "$case"
         [[ ${#CMD[@]} -gt 0 ]] || continue
         timed "$case" "$id" "$label"
