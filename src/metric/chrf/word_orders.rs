@@ -70,6 +70,54 @@ pub(super) fn word_triples(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ngram::test_rng::Rng;
+    use crate::ngram::{NgramIds, NgramIndex};
+
+    #[test]
+    fn word_triples_agree_with_the_index_at_any_length_and_order() {
+        // The bit-parallel path (one reference, up to 128 words, orders up to 8) and the
+        // indexed one (longer, or higher orders) against the n-gram index chrF++ used before.
+        let mut rng = Rng(0x9fb2_1c65_1e98_df25);
+        let mut clip = ClipWorkspace::default();
+        let mut index = NgramIndex::default();
+        let (mut hyp_ids, mut ref_ids) = (NgramIds::default(), NgramIds::default());
+        let (mut hyp_count, mut ref_count) = (Vec::new(), Vec::new());
+        let (mut hyp, mut rf) = (Tokens::default(), Tokens::default());
+        for case in 0..600 {
+            let longest = if case % 5 == 0 { 300 } else { 30 };
+            let line = |rng: &mut Rng, n: usize| {
+                (0..n)
+                    .map(|_| format!("w{}", rng.below(6)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let (hn, rn) = (rng.below(longest), rng.below(longest));
+            let (h, r) = (line(&mut rng, hn), line(&mut rng, rn));
+            hyp.clear();
+            hyp.extend_split(&h);
+            rf.clear();
+            rf.extend_split(&r);
+            let order = 1 + rng.below(10);
+            let mut got = Vec::new();
+            word_triples(&hyp, &rf, order, &mut clip, &mut got);
+            index.clear();
+            index.index(&rf, order, &mut ref_ids);
+            index.lookup(&hyp, order, &mut hyp_ids);
+            hyp_count.resize(index.num_ids(), 0);
+            ref_count.resize(index.num_ids(), 0);
+            let mut want = Vec::new();
+            for n in 1..=order {
+                super::super::order_triple(
+                    hyp_ids.order(n),
+                    ref_ids.order(n),
+                    &mut hyp_count,
+                    &mut ref_count,
+                    &mut want,
+                );
+            }
+            assert_eq!(got, want, "{h:?} / {r:?}, order {order}");
+        }
+    }
 
     #[test]
     fn words_split_one_ascii_punctuation_character() {
