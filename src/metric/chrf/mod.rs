@@ -391,6 +391,19 @@ impl Chrf {
     }
 }
 
+/// One order's `[hyp_count, ref_count, match]` from the numbers of hypothesis and reference
+/// n-grams of that order and their matches. The hypothesis count is 0 when the reference has no
+/// n-gram of the order (sacreBLEU's quirk, which also keeps those n-grams out of corpus totals).
+fn triple(hyp_ngrams: usize, ref_ngrams: usize, matched: u64) -> [u64; 3] {
+    let hyp_total = if ref_ngrams == 0 { 0 } else { hyp_ngrams };
+    [hyp_total as u64, ref_ngrams as u64, matched]
+}
+
+/// The number of n-grams of order `n` in a sequence of `len` units.
+fn ngrams(len: usize, n: usize) -> usize {
+    (len + 1).saturating_sub(n)
+}
+
 /// [`order_triple`] of orders `1..=max_order` of two id sequences, counted by [`SortedNgrams`].
 fn sorted_triples(
     sorted: &mut SortedNgrams,
@@ -400,16 +413,13 @@ fn sorted_triples(
     out: &mut Vec<u64>,
 ) {
     for n in 1..=max_order {
-        let h = (hyp.len() + 1).saturating_sub(n) as u64;
-        let r = (rf.len() + 1).saturating_sub(n) as u64;
         let matched = sorted.matches(hyp, rf, n);
-        out.extend_from_slice(&[if r == 0 { 0 } else { h }, r, matched]);
+        out.extend_from_slice(&triple(ngrams(hyp.len(), n), ngrams(rf.len(), n), matched));
     }
 }
 
-/// One order's `[hyp_count, ref_count, match]` from the n-gram ids of that order; the count
-/// arrays are left all zero. The hypothesis count is 0 when the reference has no n-gram of the
-/// order (sacreBLEU's quirk, which also keeps those n-grams out of corpus totals).
+/// One order's [`triple`] from the n-gram ids of that order; the count arrays are left all
+/// zero.
 fn order_triple(
     hyp: &[u32],
     rf: &[u32],
@@ -435,8 +445,7 @@ fn order_triple(
     for &g in rf {
         ref_count[g as usize] = 0;
     }
-    let hyp_total = if rf.is_empty() { 0 } else { hyp.len() as u64 };
-    out.extend_from_slice(&[hyp_total, rf.len() as u64, matched]);
+    out.extend_from_slice(&triple(hyp.len(), rf.len(), matched));
 }
 
 /// The JSON record of a sentence chrF score.

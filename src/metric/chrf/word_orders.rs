@@ -5,6 +5,8 @@ use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::Tokens;
 use crate::unicode::py_split;
 
+use super::{ngrams, triple};
+
 /// ASCII punctuation, `string.punctuation`: the characters chrF++ splits off words.
 fn is_ascii_punct(c: char) -> bool {
     c.is_ascii_punctuation()
@@ -61,9 +63,8 @@ pub(super) fn word_triples(
 ) {
     clipped_matches(hyp, std::slice::from_ref(rf), max_order, clip);
     for n in 1..=max_order {
-        let h = (hyp.len() + 1).saturating_sub(n) as u64;
-        let r = (rf.len() + 1).saturating_sub(n) as u64;
-        out.extend_from_slice(&[if r == 0 { 0 } else { h }, r, clip.matches[n - 1]]);
+        let (h, r) = (ngrams(hyp.len(), n), ngrams(rf.len(), n));
+        out.extend_from_slice(&triple(h, r, clip.matches[n - 1]));
     }
 }
 
