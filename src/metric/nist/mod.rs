@@ -22,7 +22,8 @@
 //! number of distinct reference n-grams (measured in the README: "NIST memory").
 //!
 //! The merger interns on its thread (prefetching a reference's lookups order by order, see
-//! `table.rs`); workers ship each segment's tokenized references and, for every matched
+//! `table.rs`; a reference line seen before is counted from the ids it got then, see
+//! `memo.rs`); workers ship each segment's tokenized references and, for every matched
 //! hypothesis n-gram, where it occurs in a reference (reference, order, position), so the merger
 //! maps it to its table id without hashing the hypothesis. A worker computes a row's
 //! `sentence_nist` only when the row is written.
@@ -64,6 +65,7 @@ use super::Registered;
 use crate::input::{RefCounts, Segment};
 use crate::tokenize::mteval::MtevalTokenizer;
 
+mod memo;
 mod mteval;
 mod nltk;
 mod segment;
@@ -75,6 +77,7 @@ pub use nltk::nltk_length_penalty;
 pub use segment::{NistStats, NistWorkspace};
 pub use totals::NistTotals;
 
+use memo::LineMemo;
 use nltk::raises;
 use table::{Counts, NgramTable};
 use totals::NltkCorpus;
@@ -274,6 +277,7 @@ impl Metric for Nist {
     fn new_totals(&self) -> NistTotals {
         NistTotals {
             table: NgramTable::default(),
+            memo: LineMemo::default(),
             matched: Counts::default(),
             matched_ids: Vec::new(),
             zero_unigram: None,
@@ -306,8 +310,8 @@ impl Metric for Nist {
             // Interning and counting the reference's n-grams cannot fail before 2^32 distinct
             // n-grams; a segment past that point (tens of GiB of table) is left out of the
             // table rather than counted in part.
-            if t.table
-                .ids(tokens, n_max, true, &mut t.ref_ids[r])
+            if t.memo
+                .ids(&mut t.table, tokens, n_max, &mut t.ref_ids[r])
                 .is_none()
             {
                 t.ref_ids[r].clear();

@@ -371,6 +371,16 @@ impl NgramTable {
     }
 }
 
+impl NgramTable {
+    /// Counts each of `ids` (ids of this table) once more: a line's n-grams counted again
+    /// without looking them up ([`super::memo::LineMemo`]).
+    pub(super) fn count(&mut self, ids: &[u32]) {
+        for &g in ids {
+            self.freq.add(g, 1);
+        }
+    }
+}
+
 fn token_span<'a>(arena: &'a str, ends: &[usize], t: u32) -> &'a str {
     let t = t as usize;
     let start = if t == 0 { 0 } else { ends[t - 1] };

@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::input::RefCounts;
 use crate::metric::saved;
 
+use super::memo::LineMemo;
 use super::table::{Counts, NgramTable, NO_PREFIX};
 
 /// NLTK `corpus_nist` data of all segments, in input order (kept only with `--nist-compat nltk`).
@@ -30,6 +31,8 @@ pub(super) struct NltkCorpus {
 pub struct NistTotals {
     /// The corpus-wide table of reference n-grams (never cleared).
     pub(super) table: NgramTable,
+    /// Reference lines seen before, with their table ids (a cache of `table`).
+    pub(super) memo: LineMemo,
     /// `M(g)`: clipped matches summed over segments.
     pub(super) matched: Counts,
     /// Ids with `M(g) > 0`, in the order they first matched.
