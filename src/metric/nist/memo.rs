@@ -17,9 +17,9 @@
 //! A line is found by a hash of its tokens and then compared byte for byte with the stored
 //! tokens: a hash collision only costs a normal lookup. The memo stores a line only when it
 //! shows up a second time (the first time only its hash is kept), so a corpus whose references
-//! never repeat pays 8 to 16 bytes per line for the memo and stores no ids. Both parts are
-//! bounded ([`MAX_SEEN`] hashes, [`MAX_STORED_IDS`] ids): past them, lines are simply interned
-//! as without the memo.
+//! never repeat pays 10 to 20 bytes per line (a hash in a set) and stores no ids. Every part
+//! is bounded, at about 34 MiB in all ([`MAX_SEEN`], [`MAX_LINES`], [`MAX_IDS`], [`MAX_TEXT`]):
+//! past a bound, lines are interned as without the memo.
 
 use std::hash::BuildHasher;
 
@@ -29,11 +29,19 @@ use crate::tokenize::Tokens;
 
 use super::table::NgramTable;
 
-/// At most this many hashes of lines seen once (16 MiB with the set's overhead).
-const MAX_SEEN: usize = 1 << 20;
+/// At most this many hashes of lines seen once: 7/8 of 2^20, so that the set stays at 2^20
+/// slots of 9 bytes (9 MiB).
+const MAX_SEEN: usize = 7 << 17;
 
-/// At most this many stored ids (16 MiB), and as many bytes of stored token text.
-const MAX_STORED_IDS: usize = 1 << 22;
+/// At most this many stored lines: the map stays at 2^18 slots of 13 bytes, plus 8 bytes of
+/// bounds per line (5 MiB).
+const MAX_LINES: usize = 7 << 15;
+
+/// At most this many stored ids (16 MiB).
+const MAX_IDS: usize = 1 << 22;
+
+/// At most this many bytes of stored token text (4 MiB).
+const MAX_TEXT: usize = 1 << 22;
 
 /// Reference lines seen before and their table ids (module docs).
 #[derive(Default)]
@@ -45,9 +53,9 @@ pub(super) struct LineMemo {
     /// Entry e: its tokens, each followed by 0xFF (a byte UTF-8 never has), are
     /// `text[text_ends[e − 1]..text_ends[e]]`; its ids `ids[id_ends[e − 1]..id_ends[e]]`.
     text: Vec<u8>,
-    text_ends: Vec<usize>,
+    text_ends: Vec<u32>,
     ids: Vec<u32>,
-    id_ends: Vec<usize>,
+    id_ends: Vec<u32>,
     /// Scratch: the line at hand in the form of `text`.
     key: Vec<u8>,
 }
@@ -93,14 +101,15 @@ impl LineMemo {
         }
         table.ids(tokens, n, true, out)?;
         if self.seen.remove(&hash) {
-            if self.ids.len() + out.len() <= MAX_STORED_IDS
-                && self.text.len() + self.key.len() <= MAX_STORED_IDS
+            if self.text_ends.len() < MAX_LINES
+                && self.ids.len() + out.len() <= MAX_IDS
+                && self.text.len() + self.key.len() <= MAX_TEXT
             {
                 self.entries.insert(hash, self.text_ends.len() as u32);
                 self.text.extend_from_slice(&self.key);
-                self.text_ends.push(self.text.len());
+                self.text_ends.push(self.text.len() as u32);
                 self.ids.extend_from_slice(out);
-                self.id_ends.push(self.ids.len());
+                self.id_ends.push(self.ids.len() as u32);
             }
         } else if self.seen.len() < MAX_SEEN {
             self.seen.insert(hash);
@@ -109,8 +118,8 @@ impl LineMemo {
     }
 }
 
-fn span(ends: &[usize], e: usize) -> std::ops::Range<usize> {
-    (if e == 0 { 0 } else { ends[e - 1] })..ends[e]
+fn span(ends: &[u32], e: usize) -> std::ops::Range<usize> {
+    (if e == 0 { 0 } else { ends[e - 1] as usize })..ends[e] as usize
 }
 
 #[cfg(test)]

@@ -172,7 +172,19 @@ impl Nist {
         let mut term_ends = Vec::with_capacity(n_max * nrefs + 1);
         term_ends.push(0u32);
         let mut terms = Vec::new();
-        for n in 1..=n_max {
+        if nrefs == 1 {
+            // Clipped against the only reference is mteval's clipping, and both lists follow
+            // the hypothesis' first occurrences: each order's list is that order's matches.
+            terms.extend(matches.iter().enumerate().map(|(k, m)| (k as u32, m.count)));
+            let mut k = 0;
+            for n in 1..=n_max {
+                while k < matches.len() && matches[k].order as usize == n {
+                    k += 1;
+                }
+                term_ends.push(k as u32);
+            }
+        }
+        for n in (1..=n_max).filter(|_| nrefs > 1) {
             for ids in ref_ids {
                 for &g in ids.order(n) {
                     ws.ref_count[g as usize] += 1;
@@ -261,5 +273,75 @@ impl Nist {
                 (numerator as f64 / f64::from(freq)).ln() / LN2
             },
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metric::nist::{NistCompat, NistConfig};
+    use crate::ngram::test_rng::Rng;
+
+    /// NLTK's overlap list of order `n` against one reference: `Counter(hyp n-grams) &
+    /// Counter(ref n-grams)`, in the hypothesis' first-occurrence order.
+    fn overlaps<'a>(hyp: &[&'a str], reference: &[&str], n: usize) -> Vec<(Vec<&'a str>, u32)> {
+        let count = |side: &[&str], g: &[&str]| side.windows(n).filter(|w| *w == g).count() as u32;
+        let mut out: Vec<(Vec<&str>, u32)> = Vec::new();
+        for g in hyp.windows(n) {
+            if out.iter().any(|(seen, _)| seen == g) {
+                continue;
+            }
+            let c = count(hyp, g).min(count(reference, g));
+            if c > 0 {
+                out.push((g.to_vec(), c));
+            }
+        }
+        out
+    }
+
+    /// The overlap lists of every order and reference are NLTK's, with one reference (where they
+    /// are built from the matches) and with several.
+    #[test]
+    fn overlap_lists_are_nltks_with_one_reference_and_with_several() {
+        let mut rng = Rng(0x0dd_ba11);
+        let mut ws = NistWorkspace::default();
+        for _ in 0..3000 {
+            let line = |rng: &mut Rng| {
+                let len = rng.below(14);
+                (0..len)
+                    .map(|_| ["a", "b", "c", "d"][rng.below(4)])
+                    .collect::<Vec<_>>()
+            };
+            let hyp = line(&mut rng);
+            let refs: Vec<Vec<&str>> = (0..1 + rng.below(3)).map(|_| line(&mut rng)).collect();
+            let order = 1 + rng.below(5);
+            let nist = Nist::new(NistConfig {
+                tokenize: NistTokenize::Split,
+                order,
+                compat: NistCompat::Nltk,
+            });
+            let ref_lines: Vec<String> = refs.iter().map(|r| r.join(" ")).collect();
+            let ref_strs: Vec<&str> = ref_lines.iter().map(String::as_str).collect();
+            let stats = nist.stats(&hyp.join(" "), &ref_strs, &mut ws);
+            assert_eq!(stats.term_ends.len(), order * refs.len() + 1);
+            for n in 1..=order {
+                for (r, reference) in refs.iter().enumerate() {
+                    let k = (n - 1) * refs.len() + r;
+                    let list =
+                        &stats.terms[stats.term_ends[k] as usize..stats.term_ends[k + 1] as usize];
+                    let got: Vec<(Vec<&str>, u32)> = list
+                        .iter()
+                        .map(|&(m, count)| {
+                            let m = stats.matches[m as usize];
+                            assert_eq!(m.order as usize, n);
+                            let tokens = &stats.refs[m.reference as usize];
+                            let at = m.position as usize;
+                            ((at..at + n).map(|i| tokens.get(i)).collect(), count)
+                        })
+                        .collect();
+                    assert_eq!(got, overlaps(&hyp, reference, n), "{hyp:?} {refs:?} n={n}");
+                }
+            }
+        }
     }
 }

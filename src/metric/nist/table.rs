@@ -21,6 +21,7 @@ impl Counts {
         }
     }
 
+    #[inline]
     pub(super) fn add(&mut self, id: u32, n: u32) {
         let slot = &mut self.low[id as usize];
         let (sum, carry) = slot.overflowing_add(n);
@@ -39,6 +40,7 @@ impl Counts {
         }
     }
 
+    #[inline]
     pub(super) fn get(&self, id: u32) -> u64 {
         let low = u64::from(self.low[id as usize]);
         if self.high.is_empty() {
