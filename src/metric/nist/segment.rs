@@ -113,6 +113,10 @@ impl Nist {
         let ref_ids = &ws.ref_ids[..nrefs];
         let hyp_ids = &ws.hyp_ids;
 
+        // With one reference (the common case), its counts are the summed counts and the
+        // clipping maximum at once, and each hypothesis n-gram's count is taken (left zero) at
+        // its first occurrence, which also marks it as seen: three passes fewer.
+        let one = nrefs == 1;
         // Reference counts: summed (NLTK's weights), maximum per reference (clipping), and the
         // first location of every n-gram.
         for (r, ids) in ref_ids.iter().enumerate() {
@@ -123,10 +127,12 @@ impl Nist {
                         ws.location[g] = (r as u32, n as u32, i as u32);
                     }
                     ws.freq[g] += 1;
-                    ws.ref_count[g] += 1;
+                    if !one {
+                        ws.ref_count[g] += 1;
+                    }
                 }
             }
-            for n in 1..=n_max {
+            for n in (1..=n_max).filter(|_| !one) {
                 for &g in ids.order(n) {
                     let c = std::mem::take(&mut ws.ref_count[g as usize]);
                     ws.ref_max[g as usize] = ws.ref_max[g as usize].max(c);
@@ -144,14 +150,21 @@ impl Nist {
         let mut matches = Vec::new();
         for n in 1..=n_max {
             for &g in hyp_ids.order(n) {
-                if g == ABSENT || ws.seen[g as usize] {
+                let g = g as usize;
+                let (count, most) = if g == ABSENT as usize {
                     continue;
-                }
-                ws.seen[g as usize] = true;
-                let m = ws.hyp_count[g as usize].min(ws.ref_max[g as usize]);
+                } else if one {
+                    (std::mem::take(&mut ws.hyp_count[g]), ws.freq[g])
+                } else if ws.seen[g] {
+                    continue;
+                } else {
+                    ws.seen[g] = true;
+                    (ws.hyp_count[g], ws.ref_max[g])
+                };
+                let m = count.min(most);
                 if m > 0 {
-                    let (reference, order, position) = ws.location[g as usize];
-                    ws.match_index[g as usize] = matches.len() as u32;
+                    let (reference, order, position) = ws.location[g];
+                    ws.match_index[g] = matches.len() as u32;
                     matches.push(Match {
                         reference,
                         order,
@@ -161,7 +174,7 @@ impl Nist {
                 }
             }
         }
-        for n in 1..=n_max {
+        for n in (1..=n_max).filter(|_| !one) {
             for &g in hyp_ids.order(n) {
                 if g != ABSENT {
                     ws.seen[g as usize] = false;
@@ -172,7 +185,7 @@ impl Nist {
         let mut term_ends = Vec::with_capacity(n_max * nrefs + 1);
         term_ends.push(0u32);
         let mut terms = Vec::new();
-        if nrefs == 1 {
+        if one {
             // Clipped against the only reference is mteval's clipping, and both lists follow
             // the hypothesis' first occurrences: each order's list is that order's matches.
             terms.extend(matches.iter().enumerate().map(|(k, m)| (k as u32, m.count)));
@@ -184,7 +197,7 @@ impl Nist {
                 term_ends.push(k as u32);
             }
         }
-        for n in (1..=n_max).filter(|_| nrefs > 1) {
+        for n in (1..=n_max).filter(|_| !one) {
             for ids in ref_ids {
                 for &g in ids.order(n) {
                     ws.ref_count[g as usize] += 1;
@@ -236,7 +249,8 @@ impl Nist {
                 }
             }
         }
-        for &g in hyp_ids.all() {
+        // (With one reference, the matches took every hypothesis count already.)
+        for &g in hyp_ids.all().iter().filter(|_| !one) {
             if g != ABSENT {
                 ws.hyp_count[g as usize] = 0;
             }
