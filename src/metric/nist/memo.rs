@@ -71,8 +71,8 @@ impl LineMemo {
         out: &mut Vec<u32>,
     ) -> Option<()> {
         self.key.clear();
-        for i in 0..tokens.len() {
-            self.key.extend_from_slice(tokens.get_bytes(i));
+        for token in tokens.iter_bytes() {
+            self.key.extend_from_slice(token);
             self.key.push(0xFF);
         }
         let hash = FxBuildHasher.hash_one(&self.key[..]);

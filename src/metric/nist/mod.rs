@@ -79,7 +79,7 @@ pub use totals::NistTotals;
 
 use memo::LineMemo;
 use nltk::raises;
-use table::{Counts, NgramTable};
+use table::{Counts, NgramTable, NO_PREFIX};
 use totals::NltkCorpus;
 
 /// mteval-v13a's NIST order.
@@ -310,6 +310,7 @@ impl Metric for Nist {
             // Interning and counting the reference's n-grams cannot fail before 2^32 distinct
             // n-grams; a segment past that point (tens of GiB of table) is left out of the
             // table rather than counted in part.
+            let known_tokens = t.table.tokens();
             if t.memo
                 .ids(&mut t.table, tokens, n_max, &mut t.ref_ids[r])
                 .is_none()
@@ -318,10 +319,12 @@ impl Metric for Nist {
                 continue;
             }
             t.matched.grow(t.table.len());
-            if t.zero_unigram.is_none() {
-                if let Some(i) = tokens.iter().position(|w| w == "0") {
-                    t.zero_unigram = t.ref_ids[r].get(i).copied();
-                }
+            // Only a reference that brought new tokens can have brought the token `0`.
+            if t.zero_unigram.is_none() && t.table.tokens() > known_tokens {
+                t.zero_unigram = t
+                    .table
+                    .token("0", false)
+                    .and_then(|z| t.table.ngram(NO_PREFIX, z, 1, false));
             }
         }
         t.words += seg_words;
@@ -487,6 +490,21 @@ mod tests {
         let info = report.fields["info"].as_array().unwrap();
         assert_eq!(info[0].as_f64(), Some(3.0));
         assert_eq!(info[1].as_f64(), Some(2.0));
+        // The same when the `0` first shows up in a later segment (the table already has
+        // tokens) and its reference repeats.
+        let report = corpus(
+            NistConfig::default(),
+            &[
+                ("x y", &["a b x"]),
+                ("0 a", &["0 a 0 b"]),
+                ("0 a", &["0 a 0 b"]),
+            ],
+        );
+        let info = report.fields["info"].as_array().unwrap();
+        assert_eq!(report.fields["ngrams"].as_u64(), Some(13));
+        // W = 11, C("0") = 4, C("0 a") = 2: "0 a" weighs log2(11 / 2) twice.
+        let want = 2.0 * (11.0f64 / 2.0).log2();
+        assert!((info[1].as_f64().unwrap() - want).abs() < 1e-12, "{info:?}");
         // The control: the same text with "1" has the prefix count as denominator.
         let report = corpus(NistConfig::default(), &[("1 a", &["1 a 1 b"])]);
         assert_eq!(report.fields["info"][1].as_f64(), Some(1.0));

@@ -21,7 +21,7 @@ impl Counts {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn add(&mut self, id: u32, n: u32) {
         let slot = &mut self.low[id as usize];
         let (sum, carry) = slot.overflowing_add(n);
@@ -213,6 +213,11 @@ impl NgramTable {
         self.keys.len()
     }
 
+    /// Number of distinct tokens.
+    pub(super) fn tokens(&self) -> usize {
+        self.token_ends.len()
+    }
+
     /// The key of n-gram `g`: `(prefix id << 32) | last token id`.
     pub(super) fn key(&self, g: u32) -> u64 {
         self.keys[g as usize]
@@ -376,7 +381,13 @@ impl NgramTable {
 impl NgramTable {
     /// Counts each of `ids` (ids of this table) once more: a line's n-grams counted again
     /// without looking them up ([`super::memo::LineMemo`]).
+    ///
+    /// A line's unigrams and bigrams are shared with other lines, so their counts are spread over
+    /// the table (several MiB): all are prefetched first, so that the misses overlap.
     pub(super) fn count(&mut self, ids: &[u32]) {
+        for &g in ids {
+            self.freq.prefetch(g);
+        }
         for &g in ids {
             self.freq.add(g, 1);
         }
