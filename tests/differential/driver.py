@@ -140,6 +140,10 @@ def case_segments(rng):
                     refs[i] = None
             if all(r is None for r in refs):
                 refs[rng.randrange(nrefs)] = sentence(rng, vocab)
+        if segs and rng.random() < 0.25:
+            # An earlier segment's references again, as when several systems are scored
+            # against one reference set (NIST counts a line seen twice from its stored ids).
+            refs = list(rng.choice(segs)["refs"])
         segs.append({"hyp": hyp, "refs": refs})
     return segs
 
