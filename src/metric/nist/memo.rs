@@ -70,13 +70,18 @@ impl LineMemo {
         n: usize,
         out: &mut Vec<u32>,
     ) -> Option<()> {
+        let hash = self.line_key(tokens);
+        self.ids_hashed(table, tokens, n, hash, out)
+    }
+
+    /// Puts the line in `key` (its tokens, each followed by 0xFF) and returns its hash.
+    fn line_key(&mut self, tokens: &Tokens) -> u64 {
         self.key.clear();
         for token in tokens.iter_bytes() {
             self.key.extend_from_slice(token);
             self.key.push(0xFF);
         }
-        let hash = FxBuildHasher.hash_one(&self.key[..]);
-        self.ids_hashed(table, tokens, n, hash, out)
+        FxBuildHasher.hash_one(&self.key[..])
     }
 
     /// [`LineMemo::ids`] once the line is in `key` and hashed (tests pass colliding hashes).
@@ -160,11 +165,7 @@ mod tests {
                 let line = tokens(&pool[rng.below(pool.len())]);
                 let n = 4;
                 if colliding {
-                    memo.key.clear();
-                    for i in 0..line.len() {
-                        memo.key.extend_from_slice(line.get_bytes(i));
-                        memo.key.push(0xFF);
-                    }
+                    memo.line_key(&line);
                     memo.ids_hashed(&mut with, &line, n, 7, &mut got).unwrap();
                 } else {
                     memo.ids(&mut with, &line, n, &mut got).unwrap();

@@ -367,20 +367,14 @@ impl NgramTable {
         self.batch_keys = keys;
         self.hashes = hashes;
         if count && result.is_some() {
-            for &g in out.iter() {
-                self.freq.prefetch(g);
-            }
-            for &g in out.iter() {
-                self.freq.add(g, 1);
-            }
+            self.count(out);
         }
         result
     }
-}
 
-impl NgramTable {
-    /// Counts each of `ids` (ids of this table) once more: a line's n-grams counted again
-    /// without looking them up ([`super::memo::LineMemo`]).
+    /// Counts each of `ids` (ids of this table) once more: the n-grams [`NgramTable::ids`]
+    /// found, or a line's n-grams counted again without looking them up
+    /// ([`super::memo::LineMemo`]).
     ///
     /// A line's unigrams and bigrams are shared with other lines, so their counts are spread over
     /// the table (several MiB): all are prefetched first, so that the misses overlap.
