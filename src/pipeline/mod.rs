@@ -272,7 +272,7 @@ struct Merging<'a, 's> {
 }
 
 impl Merge<Done> for Merging<'_, '_> {
-    fn batch(&mut self, done: Done) -> io::Result<bool> {
+    fn batch(&mut self, done: &mut Done) -> io::Result<bool> {
         self.merger.process(done, self.sink)
     }
 
@@ -365,7 +365,7 @@ impl<'a> Merger<'a> {
 
     /// Writes one batch's rows in order, accumulating statistics and writing due reports.
     /// Returns false when the run must stop.
-    fn process(&mut self, done: Done, sink: &mut Sink) -> io::Result<bool> {
+    fn process(&mut self, done: &mut Done, sink: &mut Sink) -> io::Result<bool> {
         if self.framing.is_none() {
             self.framing = done.framing.record();
         }
@@ -470,10 +470,10 @@ impl<'a> Merger<'a> {
         if sink.line_buffered {
             sink.out.flush()?;
         }
-        if let Some(restart) = done.restart {
+        if let Some(restart) = done.restart.take() {
             self.running_report(sink, Some(restart))?;
         }
-        if let Some(fatal) = done.fatal {
+        if let Some(fatal) = done.fatal.take() {
             self.input_error = Some(fatal);
             return Ok(false);
         }

@@ -334,7 +334,7 @@ impl Collector<'_> {
     }
 
     /// One batch: its good records, then what stopped it or the input.
-    fn merge(&mut self, done: Done) -> Result<(), Failure> {
+    fn merge(&mut self, done: &mut Done) -> Result<(), Failure> {
         if done.good > 0 {
             self.add(&done).map_err(|m| (status::USAGE, m))?;
         }
@@ -354,7 +354,7 @@ impl Collector<'_> {
             });
             return Err((status::USAGE, message));
         }
-        match done.fatal {
+        match done.fatal.take() {
             Some(message) => Err((status::IO, message)),
             None => Ok(()),
         }
@@ -387,7 +387,7 @@ impl Collector<'_> {
 }
 
 impl Merge<Done> for Collector<'_> {
-    fn batch(&mut self, done: Done) -> io::Result<bool> {
+    fn batch(&mut self, done: &mut Done) -> io::Result<bool> {
         match self.merge(done) {
             Ok(()) => Ok(true),
             Err(failure) => {
