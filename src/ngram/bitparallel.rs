@@ -51,6 +51,8 @@ pub trait Mask:
     fn trailing_zeros(self) -> u32;
     /// All ones when `b`, else 0.
     fn ones_if(b: bool) -> Self;
+    /// Number of bits set.
+    fn count_ones(self) -> u32;
 }
 
 macro_rules! mask {
@@ -73,6 +75,10 @@ macro_rules! mask {
             #[inline]
             fn ones_if(b: bool) -> Self {
                 <$t>::from(b).wrapping_neg()
+            }
+            #[inline]
+            fn count_ones(self) -> u32 {
+                <$t>::count_ones(self)
             }
         }
     };
@@ -135,6 +141,20 @@ fn len_generation(key: TokenKey, generation: u32) -> u64 {
     (u64::from(key.len) << 32) | u64::from(generation)
 }
 
+/// A distinct hypothesis n-gram that the reference has ([`BitParallel::distinct_matches`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DistinctMatch {
+    pub order: u32,
+    /// Where it first occurs in the reference.
+    pub position: u32,
+    /// Its clipped count: min(count in the hypothesis, count in the reference).
+    pub count: u32,
+    /// Its count in the reference.
+    pub ref_count: u32,
+    /// The reference count of its (n−1)-gram prefix (0 for a unigram).
+    pub prefix_count: u32,
+}
+
 /// Buffers of [`BitParallel::clipped_matches`], reused across segments; masks of type `M`.
 pub struct BitParallel<M> {
     slots: Box<[Slot<M>; SLOTS]>,
@@ -177,18 +197,9 @@ impl<M: Mask> BitParallel<M> {
         orders: usize,
         matches: &mut Vec<u64>,
     ) {
-        assert!(hyp.len() <= M::BITS && reference.len() <= M::BITS && orders <= MAX_ORDER);
-        self.new_generation();
-        for (j, key) in reference.keys().enumerate() {
-            self.add_reference_token(key, reference, j);
-        }
+        assert!(orders <= MAX_ORDER);
+        self.unigram_masks(hyp, reference);
         let n = hyp.len();
-        let mut unigram = std::mem::take(&mut self.unigram);
-        for ((i, key), e) in hyp.keys().enumerate().zip(&mut unigram) {
-            *e = self.mask_of(key, hyp, i, reference);
-        }
-        self.unigram = unigram;
-        self.unigram[n..n + orders].fill(M::ZERO);
         matches.clear();
         match orders {
             1 => kernel::<M, 1>(&self.unigram[..n + 1], matches),
@@ -200,6 +211,80 @@ impl<M: Mask> BitParallel<M> {
             7 => kernel::<M, 7>(&self.unigram[..n + 7], matches),
             8 => kernel::<M, 8>(&self.unigram[..n + 8], matches),
             _ => unreachable!("orders {orders} outside 1..={MAX_ORDER} (see `mask_bits`)"),
+        }
+    }
+
+    /// Fills `unigram` with `E_1` of `hyp` against `reference`, followed by [`MAX_ORDER`] zeros.
+    fn unigram_masks(&mut self, hyp: &Tokens, reference: &Tokens) {
+        assert!(hyp.len() <= M::BITS && reference.len() <= M::BITS);
+        self.new_generation();
+        for (j, key) in reference.keys().enumerate() {
+            self.add_reference_token(key, reference, j);
+        }
+        let n = hyp.len();
+        let mut unigram = std::mem::take(&mut self.unigram);
+        for ((i, key), e) in hyp.keys().enumerate().zip(&mut unigram) {
+            *e = self.mask_of(key, hyp, i, reference);
+        }
+        self.unigram = unigram;
+        self.unigram[n..n + MAX_ORDER].fill(M::ZERO);
+    }
+
+    /// The distinct hypothesis n-grams of orders `1..=orders` that `reference` has, orders
+    /// ascending and each order in the hypothesis' first-occurrence order (as a `Counter` of the
+    /// hypothesis n-grams lists them), into `out`; for sequences [`mask_bits`] accepts.
+    ///
+    /// NIST's statistics name each matched n-gram by where it first occurs in the reference and
+    /// weigh it by its counts in the reference, which the masks give directly: the n-gram at
+    /// hypothesis position i has the mask `E_n[i]`, its first reference occurrence is the
+    /// mask's lowest bit, its reference count the mask's population, and its prefix's count the
+    /// population of `E_{n−1}[i]`. An occurrence whose mask has no used bit is the n-gram's
+    /// first (occurrences of one n-gram share a mask, different n-grams have disjoint ones);
+    /// later occurrences take free bits as in [`kernel`], so the counts come out clipped.
+    pub fn distinct_matches(
+        &mut self,
+        hyp: &Tokens,
+        reference: &Tokens,
+        orders: usize,
+        out: &mut Vec<DistinctMatch>,
+    ) {
+        assert!(orders <= MAX_ORDER);
+        self.unigram_masks(hyp, reference);
+        out.clear();
+        let e = &self.unigram;
+        // Per order: the index in `out` of the n-gram whose first reference position is j.
+        // Only read for n-grams already pushed in this order, so never reset.
+        let mut index = [0u32; MAX_TOKENS];
+        for order in 1..=orders {
+            let mut used = M::ZERO;
+            for i in 0..hyp.len() {
+                let mut prefix = e[i];
+                for k in 1..order - 1 {
+                    prefix &= e[i + k] >> k;
+                }
+                let mask = match order {
+                    1 => prefix,
+                    _ => prefix & (e[i + order - 1] >> (order - 1)),
+                };
+                if mask == M::ZERO {
+                    continue;
+                }
+                let free = mask & !used;
+                if free == mask {
+                    let first = mask.trailing_zeros();
+                    index[first as usize] = out.len() as u32;
+                    out.push(DistinctMatch {
+                        order: order as u32,
+                        position: first,
+                        count: 1,
+                        ref_count: mask.count_ones(),
+                        prefix_count: if order == 1 { 0 } else { prefix.count_ones() },
+                    });
+                } else if free != M::ZERO {
+                    out[index[mask.trailing_zeros() as usize] as usize].count += 1;
+                }
+                used |= free.lowest();
+            }
         }
     }
 

@@ -11,7 +11,7 @@ use std::hint::black_box;
 
 use crate::tokenize::{TokenKey, Tokens};
 
-mod bitparallel;
+pub mod bitparallel;
 mod chars;
 mod clip;
 mod packed;

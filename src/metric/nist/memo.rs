@@ -21,9 +21,9 @@
 //! is bounded, at about 34 MiB in all ([`MAX_SEEN`], [`MAX_LINES`], [`MAX_IDS`], [`MAX_TEXT`]):
 //! past a bound, lines are interned as without the memo.
 
-use std::hash::BuildHasher;
+use std::hash::Hasher;
 
-use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::tokenize::Tokens;
 
@@ -56,46 +56,23 @@ pub(super) struct LineMemo {
     text_ends: Vec<u32>,
     ids: Vec<u32>,
     id_ends: Vec<u32>,
-    /// Scratch: the line at hand in the form of `text`.
-    key: Vec<u8>,
 }
 
 impl LineMemo {
     /// [`NgramTable::ids`] with `count`: the ids of the n-grams of orders 1..=n of `tokens`,
-    /// each counted once more, from the memo when the line was stored before.
+    /// each counted once more, from the memo when the line was stored before. `hash` is the
+    /// line's [`line_hash`] (computed by the worker that tokenized it, off the merger's thread).
     pub(super) fn ids(
         &mut self,
         table: &mut NgramTable,
         tokens: &Tokens,
-        n: usize,
-        out: &mut Vec<u32>,
-    ) -> Option<()> {
-        let hash = self.line_key(tokens);
-        self.ids_hashed(table, tokens, n, hash, out)
-    }
-
-    /// Puts the line in `key` (its tokens, each followed by 0xFF) and returns its hash.
-    fn line_key(&mut self, tokens: &Tokens) -> u64 {
-        self.key.clear();
-        for token in tokens.iter_bytes() {
-            self.key.extend_from_slice(token);
-            self.key.push(0xFF);
-        }
-        FxBuildHasher.hash_one(&self.key[..])
-    }
-
-    /// [`LineMemo::ids`] once the line is in `key` and hashed (tests pass colliding hashes).
-    fn ids_hashed(
-        &mut self,
-        table: &mut NgramTable,
-        tokens: &Tokens,
-        n: usize,
         hash: u64,
+        n: usize,
         out: &mut Vec<u32>,
     ) -> Option<()> {
         if let Some(&e) = self.entries.get(&hash) {
             let e = e as usize;
-            if self.text[span(&self.text_ends, e)] == self.key[..] {
+            if same_line(&self.text[span(&self.text_ends, e)], tokens) {
                 out.clear();
                 out.extend_from_slice(&self.ids[span(&self.id_ends, e)]);
                 table.count(out);
@@ -106,12 +83,16 @@ impl LineMemo {
         }
         table.ids(tokens, n, true, out)?;
         if self.seen.remove(&hash) {
+            let size: usize = tokens.iter_bytes().map(|t| t.len() + 1).sum();
             if self.text_ends.len() < MAX_LINES
                 && self.ids.len() + out.len() <= MAX_IDS
-                && self.text.len() + self.key.len() <= MAX_TEXT
+                && self.text.len() + size <= MAX_TEXT
             {
                 self.entries.insert(hash, self.text_ends.len() as u32);
-                self.text.extend_from_slice(&self.key);
+                for token in tokens.iter_bytes() {
+                    self.text.extend_from_slice(token);
+                    self.text.push(SEPARATOR);
+                }
                 self.text_ends.push(self.text.len() as u32);
                 self.ids.extend_from_slice(out);
                 self.id_ends.push(self.ids.len() as u32);
@@ -121,6 +102,33 @@ impl LineMemo {
         }
         Some(())
     }
+}
+
+/// Ends every token of a stored line: a byte UTF-8 never has, so that two lines are the same
+/// exactly when their stored forms are ("a b" and "ab" differ).
+const SEPARATOR: u8 = 0xFF;
+
+/// The memo's hash of a line: FxHash of its tokens, each followed by [`SEPARATOR`].
+pub(super) fn line_hash(tokens: &Tokens) -> u64 {
+    let mut hasher = FxHasher::default();
+    for token in tokens.iter_bytes() {
+        hasher.write(token);
+        hasher.write_u8(SEPARATOR);
+    }
+    hasher.finish()
+}
+
+/// True when `stored` (tokens each followed by [`SEPARATOR`]) holds exactly `tokens`.
+fn same_line(stored: &[u8], tokens: &Tokens) -> bool {
+    let mut at = 0;
+    for token in tokens.iter_bytes() {
+        let end = at + token.len();
+        if stored.get(at..end) != Some(token) || stored.get(end) != Some(&SEPARATOR) {
+            return false;
+        }
+        at = end + 1;
+    }
+    at == stored.len()
 }
 
 fn span(ends: &[u32], e: usize) -> std::ops::Range<usize> {
@@ -164,12 +172,8 @@ mod tests {
             for _ in 0..2000 {
                 let line = tokens(&pool[rng.below(pool.len())]);
                 let n = 4;
-                if colliding {
-                    memo.line_key(&line);
-                    memo.ids_hashed(&mut with, &line, n, 7, &mut got).unwrap();
-                } else {
-                    memo.ids(&mut with, &line, n, &mut got).unwrap();
-                }
+                let hash = if colliding { 7 } else { line_hash(&line) };
+                memo.ids(&mut with, &line, hash, n, &mut got).unwrap();
                 without.ids(&line, n, true, &mut want).unwrap();
                 assert_eq!(got, want, "{line:?}");
             }
@@ -186,19 +190,34 @@ mod tests {
         }
     }
 
+    /// A stored line is the same line only token for token: not when tokens join alike, nor
+    /// when one line is the other's prefix.
+    #[test]
+    fn stored_lines_compare_token_by_token() {
+        let stored = b"a\xFFb\xFF";
+        assert!(same_line(stored, &tokens("a b")));
+        for other in ["ab", "a b c", "a", "", "a bb", "a\u{FF} b"] {
+            assert!(!same_line(stored, &tokens(other)), "{other:?}");
+        }
+        assert!(same_line(b"", &tokens("")));
+        assert_ne!(line_hash(&tokens("a b")), line_hash(&tokens("ab")));
+    }
+
     #[test]
     fn a_line_is_stored_when_it_comes_again() {
         let (mut memo, mut table, mut out) =
             (LineMemo::default(), NgramTable::default(), Vec::new());
         for i in 0..100 {
-            memo.ids(&mut table, &tokens(&format!("line {i} x")), 5, &mut out)
+            let line = tokens(&format!("line {i} x"));
+            memo.ids(&mut table, &line, line_hash(&line), 5, &mut out)
                 .unwrap();
         }
         assert_eq!(
             (memo.seen.len(), memo.text_ends.len(), memo.ids.len()),
             (100, 0, 0)
         );
-        memo.ids(&mut table, &tokens("line 7 x"), 5, &mut out)
+        let line = tokens("line 7 x");
+        memo.ids(&mut table, &line, line_hash(&line), 5, &mut out)
             .unwrap();
         assert_eq!(
             (memo.seen.len(), memo.text_ends.len(), memo.ids.len()),
@@ -206,7 +225,8 @@ mod tests {
         );
         assert_eq!(memo.text, b"line\xFF7\xFFx\xFF");
         let size = table.len();
-        memo.ids(&mut table, &tokens("line 7 x"), 5, &mut out)
+        let line = tokens("line 7 x");
+        memo.ids(&mut table, &line, line_hash(&line), 5, &mut out)
             .unwrap();
         assert_eq!(table.len(), size);
         assert_eq!(

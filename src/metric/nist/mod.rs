@@ -311,8 +311,9 @@ impl Metric for Nist {
             // n-grams; a segment past that point (tens of GiB of table) is left out of the
             // table rather than counted in part.
             let known_tokens = t.table.tokens();
+            let hash = stats.ref_hashes[r];
             if t.memo
-                .ids(&mut t.table, tokens, n_max, &mut t.ref_ids[r])
+                .ids(&mut t.table, tokens, hash, n_max, &mut t.ref_ids[r])
                 .is_none()
             {
                 t.ref_ids[r].clear();

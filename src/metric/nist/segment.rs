@@ -2,10 +2,14 @@
 //! NLTK `sentence_nist` (computed on the worker).
 
 use crate::metric::pymath::PyError;
+use crate::ngram::bitparallel::{self, BitParallel, DistinctMatch};
 use crate::ngram::{NgramIds, NgramIndex, ABSENT};
 use crate::tokenize::mteval::MtevalScratch;
 use crate::tokenize::Tokens;
 
+use smallvec::SmallVec;
+
+use super::memo::line_hash;
 use super::nltk::{nltk_corpus_nist, SegView, TermEnds};
 use super::table::order_start;
 use super::{Nist, NistTokenize, LN2};
@@ -37,8 +41,10 @@ pub struct NistStats {
     /// is computed only when asked for ([`Nist::sentence_nist`]): a corpus-only run needs
     /// neither.
     pub(super) match_info: Vec<(u32, u32)>,
-    /// The tokenized references, for the merger to intern.
+    /// The tokenized references, for the merger to intern, and their [`line_hash`]es (the
+    /// merger's memo looks lines up by them).
     pub(super) refs: Vec<Tokens>,
+    pub(super) ref_hashes: SmallVec<[u64; 2]>,
     pub(super) hyp_len: u64,
     /// Distinct matched hypothesis n-grams, orders ascending, first occurrence first.
     pub(super) matches: Vec<Match>,
@@ -68,6 +74,10 @@ pub struct NistWorkspace {
     /// First occurrence (reference, order, position) and match index, valid where set.
     pub(super) location: Vec<(u32, u32, u32)>,
     pub(super) match_index: Vec<u32>,
+    /// The path for one reference of up to 64 (128) tokens.
+    pub(super) bits: BitParallel<u64>,
+    pub(super) wide_bits: BitParallel<u128>,
+    pub(super) distinct: Vec<DistinctMatch>,
 }
 
 impl Nist {
@@ -93,6 +103,59 @@ impl Nist {
         for (r, out) in refs.iter().zip(&mut ws.refs) {
             self.tokenize(r, &mut ws.scratch, out);
         }
+        let mut stats = match bitparallel::mask_bits(&ws.hyp, &ws.refs[..nrefs], n_max) {
+            Some(bits) => self.one_reference_stats(ws, bits),
+            None => self.indexed_stats(ws, nrefs),
+        };
+        stats.ref_hashes = stats.refs.iter().map(line_hash).collect();
+        stats
+    }
+
+    /// [`Nist::stats`] of one reference and sequences of at most 128 tokens: the matches come
+    /// with their reference counts from bit masks of reference positions
+    /// ([`BitParallel::distinct_matches`]), no n-gram is hashed (the WMT22 segments: 99 %).
+    fn one_reference_stats(&self, ws: &mut NistWorkspace, bits: usize) -> NistStats {
+        let n_max = self.config.order;
+        let (hyp, reference) = (&ws.hyp, &ws.refs[0]);
+        match bits {
+            64 => ws
+                .bits
+                .distinct_matches(hyp, reference, n_max, &mut ws.distinct),
+            _ => ws
+                .wide_bits
+                .distinct_matches(hyp, reference, n_max, &mut ws.distinct),
+        }
+        let matches: Vec<Match> = ws
+            .distinct
+            .iter()
+            .map(|d| Match {
+                reference: 0,
+                order: d.order,
+                position: d.position,
+                count: d.count,
+            })
+            .collect();
+        let match_info = ws
+            .distinct
+            .iter()
+            .map(|d| (d.prefix_count, d.ref_count))
+            .collect();
+        let (term_ends, terms) = one_reference_terms(&matches, n_max);
+        NistStats {
+            match_info,
+            refs: ws.refs[..1].to_vec(),
+            ref_hashes: SmallVec::new(),
+            hyp_len: ws.hyp.len() as u64,
+            matches,
+            term_ends,
+            terms,
+        }
+    }
+
+    /// [`Nist::stats`] through an [`NgramIndex`] of the segment's n-grams: any number of
+    /// references, any lengths.
+    fn indexed_stats(&self, ws: &mut NistWorkspace, nrefs: usize) -> NistStats {
+        let n_max = self.config.order;
         // Order 1 is always indexed (the index needs it to build higher orders).
         let top = n_max.max(1);
         ws.index.clear();
@@ -182,21 +245,10 @@ impl Nist {
             }
         }
         // NLTK's overlap lists: per order, per reference, clipped against that reference only.
-        let mut term_ends = Vec::with_capacity(n_max * nrefs + 1);
-        term_ends.push(0u32);
-        let mut terms = Vec::new();
-        if one {
-            // Clipped against the only reference is mteval's clipping, and both lists follow
-            // the hypothesis' first occurrences: each order's list is that order's matches.
-            terms.extend(matches.iter().enumerate().map(|(k, m)| (k as u32, m.count)));
-            let mut k = 0;
-            for n in 1..=n_max {
-                while k < matches.len() && matches[k].order as usize == n {
-                    k += 1;
-                }
-                term_ends.push(k as u32);
-            }
-        }
+        let (mut term_ends, mut terms) = match one {
+            true => one_reference_terms(&matches, n_max),
+            false => (vec![0u32], Vec::new()),
+        };
         for n in (1..=n_max).filter(|_| !one) {
             for ids in ref_ids {
                 for &g in ids.order(n) {
@@ -258,6 +310,7 @@ impl Nist {
         NistStats {
             match_info,
             refs: ws.refs[..nrefs].to_vec(),
+            ref_hashes: SmallVec::new(),
             hyp_len,
             matches,
             term_ends,
@@ -290,6 +343,27 @@ impl Nist {
     }
 }
 
+/// NLTK's overlap lists of a segment with one reference: clipped against the only reference is
+/// mteval's clipping, and both follow the hypothesis' first occurrences, so each order's list is
+/// that order's matches (`matches`: orders ascending). Returns the list bounds and the terms.
+fn one_reference_terms(matches: &[Match], n_max: usize) -> (Vec<u32>, Vec<(u32, u32)>) {
+    let terms = matches
+        .iter()
+        .enumerate()
+        .map(|(k, m)| (k as u32, m.count))
+        .collect();
+    let mut term_ends = Vec::with_capacity(n_max + 1);
+    term_ends.push(0);
+    let mut k = 0;
+    for n in 1..=n_max {
+        while k < matches.len() && matches[k].order as usize == n {
+            k += 1;
+        }
+        term_ends.push(k as u32);
+    }
+    (term_ends, terms)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,6 +385,55 @@ mod tests {
             }
         }
         out
+    }
+
+    /// One reference of up to 128 tokens takes the bit-parallel path; it gives what the indexed
+    /// path gives (matches, their locations and counts, the row's counts and the overlap lists)
+    /// at every length up to both mask widths and every order it takes, on small vocabularies
+    /// (n-grams repeat, so clipping and first occurrences matter).
+    #[test]
+    fn one_reference_path_agrees_with_the_indexed_one() {
+        let mut rng = Rng(0xb17_5eed);
+        let mut ws = NistWorkspace::default();
+        for case in 0..3000 {
+            let max = [20, 64, 128][case % 3];
+            let line = |rng: &mut Rng| {
+                let len = match rng.below(4) {
+                    0 => max - rng.below(3),
+                    _ => rng.below(max + 1),
+                };
+                let k = 1 + rng.below(6);
+                (0..len)
+                    .map(|_| ["a", "b", "c", "d", "0", "ü"][rng.below(k)])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let (hyp, reference) = (line(&mut rng), line(&mut rng));
+            let order = 1 + rng.below(bitparallel::MAX_ORDER);
+            let nist = Nist::new(NistConfig {
+                tokenize: NistTokenize::Split,
+                order,
+                compat: NistCompat::Nltk,
+            });
+            let fast = nist.stats(&hyp, &[&reference], &mut ws);
+            assert!(
+                bitparallel::mask_bits(&ws.hyp, &ws.refs[..1], order).is_some(),
+                "case {case} took the bit-parallel path"
+            );
+            let slow = nist.indexed_stats(&mut ws, 1);
+            assert_eq!(
+                fast.matches, slow.matches,
+                "case {case}: {hyp:?} / {reference:?}"
+            );
+            assert_eq!(fast.match_info, slow.match_info, "case {case}");
+            assert_eq!(fast.term_ends, slow.term_ends, "case {case}");
+            assert_eq!(fast.terms, slow.terms, "case {case}");
+            assert_eq!(fast.hyp_len, slow.hyp_len, "case {case}");
+            assert_eq!(
+                nist.sentence_nist(&fast).map_err(|e| e.kind),
+                nist.sentence_nist(&slow).map_err(|e| e.kind)
+            );
+        }
     }
 
     /// The overlap lists of every order and reference are NLTK's, with one reference (where they
