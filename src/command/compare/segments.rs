@@ -336,7 +336,7 @@ impl Collector<'_> {
     /// One batch: its good records, then what stopped it or the input.
     fn merge(&mut self, done: &mut Done) -> Result<(), Failure> {
         if done.good > 0 {
-            self.add(&done).map_err(|m| (status::USAGE, m))?;
+            self.add(done).map_err(|m| (status::USAGE, m))?;
         }
         if let Some(stopped) = &done.stopped {
             let line = done.first_line + stopped.index as u64;
