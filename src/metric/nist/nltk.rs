@@ -2,6 +2,8 @@
 
 use crate::metric::pymath::{pow2, PyError};
 
+use super::table::prefetch;
+
 use super::totals::NistTotals;
 use super::{Nist, LN2};
 
@@ -47,6 +49,11 @@ impl Nist {
             |g| match info[g as usize] {
                 x if x.is_nan() => self.nltk_info(t, g),
                 x => x,
+            },
+            |g| {
+                if let Some(x) = info.get(g as usize) {
+                    prefetch(x);
+                }
             },
         )
     }
@@ -99,22 +106,42 @@ impl SegView<'_> {
     }
 }
 
+/// Segments ahead whose weights [`nltk_corpus_nist`] asks to be loaded.
+const AHEAD: usize = 8;
+
 /// NLTK `corpus_nist(list_of_references, hypotheses, n)` (`NLTK.md` §8 steps 4–6) over
 /// `segments` segments given by `segment(s)`, with information weights `info(term id)`.
+///
+/// `prefetch(term id)` is a hint that `info` of that id will be needed soon. The weights of a
+/// corpus are a table of several MiB read in no order, so that every term would wait for a
+/// cache miss; the terms of the segment [`AHEAD`] places on are announced while this one is
+/// summed.
 pub(super) fn nltk_corpus_nist<'a>(
     n: usize,
     segments: usize,
     segment: impl Fn(usize) -> SegView<'a>,
     info: impl Fn(u32) -> f64,
+    prefetch: impl Fn(u32),
 ) -> Result<f64, PyError> {
     let mut nums = vec![0.0f64; n];
     let mut dens = vec![0u64; n];
     let (mut l_ref, mut l_sys) = (0u64, 0u64);
-    for i in 1..=n {
-        for s in 0..segments {
-            let seg = segment(s);
+    // NLTK loops over orders, then segments. Each order's sums only depend on that order's
+    // terms, in segment order, so one pass over the segments, all orders at each, adds the
+    // same numbers in the same order, and reads each segment's terms once, in memory order.
+    // (A segment without references raises at order 1 either way: it is the first one.)
+    for s in 0..segments {
+        if s + AHEAD < segments {
+            let ahead = segment(s + AHEAD);
+            let lists = ahead.term_ends.get(0)..ahead.term_ends.get(n * ahead.ref_lens.len());
+            for &(id, _) in &ahead.terms[lists] {
+                prefetch(id);
+            }
+        }
+        let seg = segment(s);
+        let nrefs = seg.ref_lens.len();
+        for i in 1..=n {
             let den = (seg.hyp_len + 1).saturating_sub(i as u64);
-            let nrefs = seg.ref_lens.len();
             // The best reference is the lexicographic max of (precision, numerator,
             // denominator, reference length); identical tuples keep the first.
             let mut best: Option<(f64, f64, u32)> = None;

@@ -339,6 +339,7 @@ impl Nist {
                 };
                 (numerator as f64 / f64::from(freq)).ln() / LN2
             },
+            |_| {},
         )
     }
 }

@@ -110,7 +110,7 @@ fn token_hash(text: &str) -> u64 {
 
 /// A hint to load `value`'s cache line; no effect where there is no prefetch instruction.
 #[inline(always)]
-fn prefetch<T>(value: &T) {
+pub(super) fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is only a hint: it reads nothing into the program and never faults
     // (and `value` is a valid reference anyway).
