@@ -1,4 +1,5 @@
-//! Clipped n-gram matches of a hypothesis against one short reference, bit-parallel.
+//! Clipped n-gram matches of a hypothesis against one short reference, bit-parallel, and the
+//! distinct matched n-grams with their reference counts (for NIST).
 //!
 //! Sentences are short (the WMT22 outputs average 18 whitespace tokens), and with one reference
 //! of at most 64 tokens every question "where in the reference does this hypothesis n-gram

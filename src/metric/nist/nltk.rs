@@ -4,7 +4,7 @@ use crate::metric::pymath::{pow2, PyError};
 
 use super::table::prefetch;
 
-use super::totals::NistTotals;
+use super::totals::{NistTotals, PackedTerms};
 use super::{Nist, LN2};
 
 impl Nist {
@@ -43,7 +43,7 @@ impl Nist {
                     hyp_len: u64::from(c.hyp_lens[s]),
                     ref_lens: &c.ref_lens[refs],
                     term_ends: TermEnds::Corpus(&c.term_ends[block]),
-                    terms: &c.terms,
+                    terms: Terms::Packed(&c.terms),
                 }
             },
             |g| match info[g as usize] {
@@ -91,18 +91,32 @@ impl TermEnds<'_> {
     }
 }
 
+/// The (table id, count) terms that [`TermEnds`] bound.
+#[derive(Clone, Copy)]
+pub(super) enum Terms<'a> {
+    /// A segment's statistics.
+    Pairs(&'a [(u32, u32)]),
+    /// The corpus's, packed ([`NltkCorpus::push_term`](super::totals::NltkCorpus::push_term)).
+    Packed(&'a [u32]),
+}
+
 /// One segment as NLTK's `corpus_nist` loop sees it.
 pub(super) struct SegView<'a> {
     pub(super) hyp_len: u64,
     pub(super) ref_lens: &'a [u32],
     pub(super) term_ends: TermEnds<'a>,
-    pub(super) terms: &'a [(u32, u32)],
+    pub(super) terms: Terms<'a>,
 }
 
 impl SegView<'_> {
-    /// The terms of list `k` (order-major: `(i − 1)·R + r`).
-    pub(super) fn list(&self, k: usize) -> &[(u32, u32)] {
-        &self.terms[self.term_ends.get(k)..self.term_ends.get(k + 1)]
+    /// The terms of lists `k..end` (order-major: list `(i − 1)·R + r`).
+    pub(super) fn lists(&self, k: usize, end: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let range = self.term_ends.get(k)..self.term_ends.get(end);
+        let (pairs, packed) = match self.terms {
+            Terms::Pairs(pairs) => (&pairs[range], PackedTerms(&[])),
+            Terms::Packed(words) => (&[][..], PackedTerms(&words[range])),
+        };
+        pairs.iter().copied().chain(packed)
     }
 }
 
@@ -133,8 +147,7 @@ pub(super) fn nltk_corpus_nist<'a>(
     for s in 0..segments {
         if s + AHEAD < segments {
             let ahead = segment(s + AHEAD);
-            let lists = ahead.term_ends.get(0)..ahead.term_ends.get(n * ahead.ref_lens.len());
-            for &(id, _) in &ahead.terms[lists] {
+            for (id, _) in ahead.lists(0, n * ahead.ref_lens.len()) {
                 prefetch(id);
             }
         }
@@ -149,7 +162,8 @@ pub(super) fn nltk_corpus_nist<'a>(
                 // Built-in sum() in the hypothesis' first-occurrence order (CPython 3.11:
                 // plain addition; the int 0 start is absorbed exactly).
                 let mut num = 0.0f64;
-                for &(id, count) in seg.list((i - 1) * nrefs + r) {
+                let k = (i - 1) * nrefs + r;
+                for (id, count) in seg.lists(k, k + 1) {
                     num += info(id) * f64::from(count);
                 }
                 let prec = if den == 0 { 0.0 } else { num / den as f64 };

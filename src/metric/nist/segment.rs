@@ -10,7 +10,7 @@ use crate::tokenize::Tokens;
 use smallvec::SmallVec;
 
 use super::memo::line_hash;
-use super::nltk::{nltk_corpus_nist, SegView, TermEnds};
+use super::nltk::{nltk_corpus_nist, SegView, TermEnds, Terms};
 use super::table::order_start;
 use super::{Nist, NistTokenize, LN2};
 
@@ -329,7 +329,7 @@ impl Nist {
                 hyp_len: stats.hyp_len,
                 ref_lens: &ref_lens,
                 term_ends: TermEnds::Local(&stats.term_ends),
-                terms: &stats.terms,
+                terms: Terms::Pairs(&stats.terms),
             },
             |k| {
                 let (prefix, freq) = stats.match_info[k as usize];
