@@ -33,7 +33,8 @@
 #               corpus; the printed scores must be identical
 #     nist      corpus NIST      bleu-stream -m nist -w 4 -b  vs  mteval-v13a.pl -n on SGML wrappings of
 #               hyp.txt/ref.txt, only with MTEVAL_PERL=path (no reachable registry ships the
-#               script; it also needs Debian's libxml-twig-perl); the 4-decimal NIST must be equal
+#               script: it is scripts/generic/mteval-v13a.pl of github.com/moses-smt/mosesdecoder;
+#               it also needs Debian's libxml-twig-perl); the 4-decimal NIST must be equal
 #   Added for issue 21 (speed):
 #     chrfpp    corpus chrF++    bleu-stream -m chrf --chrf-word-order 2 -w 1 -b  vs  sacrebleu
 #               ... -m chrf --chrf-word-order 2 -b (identical score strings)
@@ -187,7 +188,8 @@ tool_multi_bleu_perl() {
 }
 
 # mteval-v13a.pl -n (NIST only) on SGML wrappings of hyp.txt/ref.txt (bench.py sgm: verbatim
-# lines, one document). No package registry this project can reach ships the script, so it is
+# lines, documents of 100 segments: one document of the whole corpus makes mteval's reader
+# quadratic, see bench.py). No package registry this project can reach ships the script, so it is
 # timed only when MTEVAL_PERL names a copy (skipped with a note otherwise). Its NIST must equal
 # `bleu-stream -m nist -w 4 -b`'s.
 tool_mteval() {
