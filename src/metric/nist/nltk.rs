@@ -3,7 +3,6 @@
 use crate::metric::pymath::{pow2, PyError};
 
 use super::table::prefetch;
-
 use super::totals::{NistTotals, PackedTerms};
 use super::{Nist, LN2};
 
