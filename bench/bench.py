@@ -102,6 +102,21 @@ def cmd_compare_sentence(args):
 SGM_DOC_SEGMENTS = 100
 
 
+def write_sgm(path, tag, trglang, sets, setid="bench"):
+    """Writes an mteval SGML file: one `<TAGset>` per (attributes, sysid, lines) of `sets` (a
+    reference file has one per reference), its lines verbatim, in documents of
+    SGM_DOC_SEGMENTS segments. Also used by mteval_diff.py."""
+    with open(path, "w", encoding="utf-8") as f:
+        for attrs, sysid, lines in sets:
+            f.write(f'<{tag}set setid="{setid}" srclang="any" trglang="{trglang}"{attrs}>\n')
+            for start in range(0, len(lines), SGM_DOC_SEGMENTS):
+                f.write(f'<doc docid="d{start // SGM_DOC_SEGMENTS + 1}" sysid="{sysid}">\n')
+                for i, line in enumerate(lines[start : start + SGM_DOC_SEGMENTS], start=1):
+                    f.write(f'<seg id="{i}">{line}</seg>\n')
+                f.write("</doc>\n")
+            f.write(f"</{tag}set>\n")
+
+
 def cmd_sgm(args):
     """SGML for mteval-v13a.pl: one <seg> per line, verbatim (as the vectors' txt2sgm.py), in
     documents of SGM_DOC_SEGMENTS segments."""
@@ -109,20 +124,12 @@ def cmd_sgm(args):
     ref = read_lines(args.ref)
     if len(hyp) != len(ref):
         sys.exit(f"bench.py sgm: {len(hyp)} hypothesis lines but {len(ref)} reference lines")
-    for kind, lines, extra in (
-        ("src", hyp, ""),
-        ("ref", ref, ' trglang="en" refid="ref"'),
-        ("tst", hyp, ' trglang="en" sysid="sys"'),
+    for tag, sets in (
+        ("src", [("", "src", hyp)]),
+        ("ref", [(' refid="ref"', "ref", ref)]),
+        ("tst", [(' sysid="sys"', "sys", hyp)]),
     ):
-        sysid = {"src": "", "ref": ' sysid="ref"', "tst": ' sysid="sys"'}[kind]
-        with open(os.path.join(args.dir, f"{kind}.sgm"), "w", encoding="utf-8") as f:
-            f.write(f'<{kind}set setid="bench" srclang="any"{extra}>\n')
-            for start in range(0, len(lines), SGM_DOC_SEGMENTS):
-                f.write(f'<doc docid="d{start // SGM_DOC_SEGMENTS + 1}"{sysid}>\n')
-                for i, line in enumerate(lines[start : start + SGM_DOC_SEGMENTS], start=1):
-                    f.write(f'<seg id="{i}">{line}</seg>\n')
-                f.write("</doc>\n")
-            f.write(f"</{kind}set>\n")
+        write_sgm(os.path.join(args.dir, f"{tag}.sgm"), tag, "en", sets)
 
 
 def cmd_table(args):

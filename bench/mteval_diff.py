@@ -22,25 +22,13 @@ import subprocess
 import sys
 import tempfile
 
-DOC_SEGMENTS = 100
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import write_sgm  # noqa: E402  (bench.py's SGML writer: documents of 100 segments)
 
 
 def read_lines(path):
     with open(path, encoding="utf-8") as f:
         return [line.replace("\t", " ") for line in f.read().split("\n")[:-1]]
-
-
-def write_sgm(path, tag, target, sets):
-    """sets: (attributes, sysid, lines) per set (one per reference for a refset)."""
-    with open(path, "w", encoding="utf-8") as f:
-        for attrs, sysid, lines in sets:
-            f.write(f'<{tag} setid="t" srclang="any" trglang="{target}"{attrs}>\n')
-            for start in range(0, len(lines), DOC_SEGMENTS):
-                f.write(f'<doc docid="d{start // DOC_SEGMENTS + 1}" sysid="{sysid}">\n')
-                for i, line in enumerate(lines[start : start + DOC_SEGMENTS], start=1):
-                    f.write(f'<seg id="{i}">{line}</seg>\n')
-                f.write("</doc>\n")
-            f.write(f"</{tag}>\n")
 
 
 def bleu_stream(binary, metric, tsv):
@@ -77,10 +65,10 @@ def main():
             refs = [read_lines(f"{data}/references/generaltest2022.{pair}.ref.{r}.{target}") for r in refids]
             if any(len(r) != len(hyp) for r in refs):
                 sys.exit(f"{pair}: references and system output differ in length")
-            write_sgm(f"{work}/src.sgm", "srcset", target, [("", "src", hyp)])
-            write_sgm(f"{work}/ref.sgm", "refset", target,
-                      [(f' refid="{r}"', r, refs[k]) for k, r in enumerate(refids)])
-            write_sgm(f"{work}/tst.sgm", "tstset", target, [(' sysid="sys"', "sys", hyp)])
+            write_sgm(f"{work}/src.sgm", "src", target, [("", "src", hyp)], "t")
+            write_sgm(f"{work}/ref.sgm", "ref", target,
+                      [(f' refid="{r}"', r, refs[k]) for k, r in enumerate(refids)], "t")
+            write_sgm(f"{work}/tst.sgm", "tst", target, [(' sysid="sys"', "sys", hyp)], "t")
             out = subprocess.run(
                 ["perl", mteval, "-r", "ref.sgm", "-s", "src.sgm", "-t", "tst.sgm"],
                 cwd=work, capture_output=True, text=True,
