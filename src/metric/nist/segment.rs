@@ -113,7 +113,8 @@ impl Nist {
 
     /// [`Nist::stats`] of one reference and sequences of at most 128 tokens: the matches come
     /// with their reference counts from bit masks of reference positions
-    /// ([`BitParallel::distinct_matches`]), no n-gram is hashed (the WMT22 segments: 99 %).
+    /// ([`BitParallel::distinct_matches`]), no n-gram is hashed. On the bench corpus all but 74
+    /// of the 126,836 segments have at most 128 whitespace tokens on both sides.
     fn one_reference_stats(&self, ws: &mut NistWorkspace, bits: usize) -> NistStats {
         let n_max = self.config.order;
         let (hyp, reference) = (&ws.hyp, &ws.refs[0]);
