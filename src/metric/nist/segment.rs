@@ -154,7 +154,9 @@ impl Nist {
     }
 
     /// [`Nist::stats`] through an [`NgramIndex`] of the segment's n-grams: any number of
-    /// references, any lengths.
+    /// references, any lengths. (One reference up to 128 tokens, nearly every segment, takes
+    /// [`Nist::one_reference_stats`]; this path has no shortcut for it, and the tests compare
+    /// the two.)
     fn indexed_stats(&self, ws: &mut NistWorkspace, nrefs: usize) -> NistStats {
         let n_max = self.config.order;
         // Order 1 is always indexed (the index needs it to build higher orders).
@@ -177,10 +179,6 @@ impl Nist {
         let ref_ids = &ws.ref_ids[..nrefs];
         let hyp_ids = &ws.hyp_ids;
 
-        // With one reference (the common case), its counts are the summed counts and the
-        // clipping maximum at once, and each hypothesis n-gram's count is taken (left zero) at
-        // its first occurrence, which also marks it as seen: three passes fewer.
-        let one = nrefs == 1;
         // Reference counts: summed (NLTK's weights), maximum per reference (clipping), and the
         // first location of every n-gram.
         for (r, ids) in ref_ids.iter().enumerate() {
@@ -191,12 +189,10 @@ impl Nist {
                         ws.location[g] = (r as u32, n as u32, i as u32);
                     }
                     ws.freq[g] += 1;
-                    if !one {
-                        ws.ref_count[g] += 1;
-                    }
+                    ws.ref_count[g] += 1;
                 }
             }
-            for n in (1..=n_max).filter(|_| !one) {
+            for n in 1..=n_max {
                 for &g in ids.order(n) {
                     let c = std::mem::take(&mut ws.ref_count[g as usize]);
                     ws.ref_max[g as usize] = ws.ref_max[g as usize].max(c);
@@ -215,17 +211,11 @@ impl Nist {
         for n in 1..=n_max {
             for &g in hyp_ids.order(n) {
                 let g = g as usize;
-                let (count, most) = if g == ABSENT as usize {
+                if g == ABSENT as usize || ws.seen[g] {
                     continue;
-                } else if one {
-                    (std::mem::take(&mut ws.hyp_count[g]), ws.freq[g])
-                } else if ws.seen[g] {
-                    continue;
-                } else {
-                    ws.seen[g] = true;
-                    (ws.hyp_count[g], ws.ref_max[g])
-                };
-                let m = count.min(most);
+                }
+                ws.seen[g] = true;
+                let m = ws.hyp_count[g].min(ws.ref_max[g]);
                 if m > 0 {
                     let (reference, order, position) = ws.location[g];
                     ws.match_index[g] = matches.len() as u32;
@@ -238,7 +228,7 @@ impl Nist {
                 }
             }
         }
-        for n in (1..=n_max).filter(|_| !one) {
+        for n in 1..=n_max {
             for &g in hyp_ids.order(n) {
                 if g != ABSENT {
                     ws.seen[g as usize] = false;
@@ -246,11 +236,10 @@ impl Nist {
             }
         }
         // NLTK's overlap lists: per order, per reference, clipped against that reference only.
-        let (mut term_ends, mut terms) = match one {
-            true => one_reference_terms(&matches, n_max),
-            false => (vec![0u32], Vec::new()),
-        };
-        for n in (1..=n_max).filter(|_| !one) {
+        let mut term_ends = Vec::with_capacity(n_max * nrefs + 1);
+        term_ends.push(0u32);
+        let mut terms = Vec::new();
+        for n in 1..=n_max {
             for ids in ref_ids {
                 for &g in ids.order(n) {
                     ws.ref_count[g as usize] += 1;
@@ -302,8 +291,7 @@ impl Nist {
                 }
             }
         }
-        // (With one reference, the matches took every hypothesis count already.)
-        for &g in hyp_ids.all().iter().filter(|_| !one) {
+        for &g in hyp_ids.all() {
             if g != ABSENT {
                 ws.hyp_count[g as usize] = 0;
             }
