@@ -1,6 +1,7 @@
 //! Signals (SPEC §5). The handlers only record that a signal arrived (signal-hook's self-pipe);
 //! a thread turns each into an [`Event`] for the merger, which acts on it between rows.
 
+use std::ffi::c_int;
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -53,16 +54,58 @@ impl CaughtStop {
 /// for SIGHUP and SIGUSR1 is to terminate). The scoring command calls this first thing, so that
 /// a signal arriving while options are parsed or dictionaries load has its documented effect
 /// once the run starts.
+///
+/// The four signals are blocked while the handlers are registered (see
+/// [`with_signals_blocked`]): one that arrives meanwhile waits, and is delivered once every
+/// handler is in place.
 pub fn install() -> io::Result<Handlers> {
-    let stop = CaughtStop::default();
-    for signal in [SIGINT, SIGTERM] {
-        // Storing to an atomic is all the handler does: async-signal-safe.
-        signal_hook::flag::register_usize(signal, Arc::clone(&stop.0), signal as usize)?;
+    const HANDLED: [c_int; 4] = [SIGINT, SIGTERM, SIGHUP, SIGUSR1];
+    with_signals_blocked(&HANDLED, || {
+        let stop = CaughtStop::default();
+        for signal in [SIGINT, SIGTERM] {
+            // Storing to an atomic is all the handler does: async-signal-safe.
+            signal_hook::flag::register_usize(signal, Arc::clone(&stop.0), signal as usize)?;
+        }
+        Ok(Handlers {
+            signals: Signals::new(HANDLED)?,
+            stop,
+        })
+    })?
+}
+
+/// Runs `f` with `signals` blocked in the calling thread, then restores the thread's mask, at
+/// which point a signal that arrived meanwhile is delivered.
+///
+/// Why: signal-hook-registry installs its handler (`sigaction`) before it publishes the actions
+/// the handler runs; a signal caught in between finds no action and runs the previous
+/// disposition instead, which for SIG_DFL it skips (signal-hook-registry 1.4, `register_
+/// unchecked_impl` and `Prev::execute`). So a SIGTERM sent once /proc shows it caught could
+/// vanish: the run ended with status 0 (seen once in CI, in
+/// `live::signals_during_start_up_have_their_documented_effect`). Blocked, it waits instead.
+///
+/// Called before any other thread exists, so a signal sent to the process has no other thread
+/// to be delivered to and stays pending.
+fn with_signals_blocked<T>(signals: &[c_int], f: impl FnOnce() -> T) -> io::Result<T> {
+    // SAFETY: `sigset_t` is plain data that `sigemptyset` initialises; `pthread_sigmask` only
+    // reads `set` and writes `previous`, both valid for the call.
+    let previous = unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for &signal in signals {
+            libc::sigaddset(&mut set, signal);
+        }
+        let mut previous: libc::sigset_t = std::mem::zeroed();
+        match libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut previous) {
+            0 => previous,
+            error => return Err(io::Error::from_raw_os_error(error)),
+        }
+    };
+    let result = f();
+    // SAFETY: as above; `previous` is the mask `pthread_sigmask` returned.
+    match unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &previous, std::ptr::null_mut()) } {
+        0 => Ok(result),
+        error => Err(io::Error::from_raw_os_error(error)),
     }
-    Ok(Handlers {
-        signals: Signals::new([SIGINT, SIGTERM, SIGHUP, SIGUSR1])?,
-        stop,
-    })
 }
 
 /// For `merge`, `compare` and `sacrebleu`, which have no running report: SIGUSR1 is recorded and
@@ -118,4 +161,30 @@ fn event(signal: i32, stopping: &mut bool, reader: &ReaderState) -> Option<Event
         SIGHUP => Event::Reopen,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+
+    /// Regression (CI, `live::signals_during_start_up_have_their_documented_effect`): a signal
+    /// that arrives while handlers are being registered is delivered once they are, not lost.
+    /// SIGWINCH stands in for the handled signals: its default action is to do nothing, so
+    /// without the block the signal raised here, before its handler exists, is simply gone and
+    /// the assertion fails (SIGTERM's default would end the test process instead).
+    #[test]
+    fn a_signal_raised_while_handlers_are_registered_is_delivered_after() {
+        let seen = Arc::new(AtomicBool::new(false));
+        let registered = with_signals_blocked(&[libc::SIGWINCH], || {
+            // SAFETY: `raise` sends the signal to this thread; it is blocked, so it waits.
+            assert_eq!(unsafe { libc::raise(libc::SIGWINCH) }, 0);
+            assert!(!seen.load(Ordering::SeqCst), "delivered while blocked");
+            signal_hook::flag::register(libc::SIGWINCH, Arc::clone(&seen))
+        })
+        .unwrap();
+        let id = registered.unwrap();
+        assert!(seen.load(Ordering::SeqCst), "the blocked signal was lost");
+        signal_hook::low_level::unregister(id);
+    }
 }
