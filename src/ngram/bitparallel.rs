@@ -4,9 +4,9 @@
 //! Sentences are short (the WMT22 outputs average 18 whitespace tokens), and with one reference
 //! of at most 64 tokens every question "where in the reference does this hypothesis n-gram
 //! occur?" has a 64-bit answer: a mask of reference positions (128-bit masks take sequences of
-//! up to 128 tokens, 1.3 % of the WMT22 segments but 5.8 % of their tokens). For order 1 it is the mask of the
-//! hypothesis token's occurrences, found with one probe of a small token table; for order n at
-//! hypothesis position i it is
+//! up to 128 tokens, 1.3 % of the WMT22 segments but 5.8 % of their tokens). For order 1 it is
+//! the mask of the hypothesis token's occurrences, found by comparing its key with every
+//! reference token's ([`super::pairwise`]); for order n at hypothesis position i it is
 //!
 //! ```text
 //! E_n[i] = E_1[i] & (E_1[i+1] >> 1) & … & (E_1[i+n−1] >> (n−1))
@@ -25,9 +25,9 @@
 //! Several references clip by the maximum over references of each n-gram's count, which does
 //! not decompose this way; they, and longer sequences, go through [`super::NgramIndex`].
 
-use crate::tokenize::{TokenKey, Tokens};
+use crate::tokenize::Tokens;
 
-use super::table::token_hash;
+use super::pairwise::{self, RefKeys};
 
 /// The bits of a mask of token positions: `u64` or `u128`.
 pub trait Mask:
@@ -44,16 +44,14 @@ pub trait Mask:
     /// Most tokens a sequence may have: the bits of the mask.
     const BITS: usize;
     const ZERO: Self;
-    /// Only bit `i`.
-    fn bit(i: usize) -> Self;
     /// Only the lowest bit set in `self` (0 for 0).
     fn lowest(self) -> Self;
     /// Index of the lowest bit set.
     fn trailing_zeros(self) -> u32;
-    /// All ones when `b`, else 0.
-    fn ones_if(b: bool) -> Self;
     /// Number of bits set.
     fn count_ones(self) -> u32;
+    /// The mask with bits 0..64 from `low` and bits 64.. from `high` (dropped by `u64`).
+    fn from_halves(low: u64, high: u64) -> Self;
 }
 
 macro_rules! mask {
@@ -61,10 +59,6 @@ macro_rules! mask {
         impl Mask for $t {
             const BITS: usize = <$t>::BITS as usize;
             const ZERO: Self = 0;
-            #[inline]
-            fn bit(i: usize) -> Self {
-                1 << i
-            }
             #[inline]
             fn lowest(self) -> Self {
                 self & self.wrapping_neg()
@@ -74,12 +68,12 @@ macro_rules! mask {
                 <$t>::trailing_zeros(self)
             }
             #[inline]
-            fn ones_if(b: bool) -> Self {
-                <$t>::from(b).wrapping_neg()
-            }
-            #[inline]
             fn count_ones(self) -> u32 {
                 <$t>::count_ones(self)
+            }
+            #[inline]
+            fn from_halves(low: u64, high: u64) -> Self {
+                (u128::from(high) << 64 | u128::from(low)) as $t
             }
         }
     };
@@ -89,58 +83,11 @@ mask!(u128);
 
 /// Most tokens a sequence may have for the bit-parallel path (with `u128` masks).
 pub const MAX_TOKENS: usize = 128;
+const _: () = assert!(pairwise::CAPACITY >= MAX_TOKENS);
 
 /// Highest n-gram order [`BitParallel`] handles (the kernel is instantiated for each order up to
 /// this; NLTK weight lists longer than 8 are left to the general path).
 pub const MAX_ORDER: usize = 8;
-
-/// Slots of the token table: a power of two, at least twice [`MAX_TOKENS`] (a quarter full at
-/// most for the usual sentences of up to 64 tokens), so that the first probe nearly always
-/// decides.
-const SLOTS: usize = 256;
-
-/// A distinct reference token: its key and the mask of its reference positions (whose lowest
-/// bit is its first occurrence, whose bytes tell apart long tokens with equal keys).
-///
-/// 32 bytes with a `u64` mask, aligned: a probe reads one half of a cache line. The token length
-/// shares a word with the generation, so that one comparison of three words finds a live slot of
-/// this token.
-#[derive(Clone, Copy)]
-#[repr(align(32))]
-struct Slot<M> {
-    head: u64,
-    tail: u64,
-    /// `len << 32 | generation`; the slot is live when the generation is the table's current
-    /// one.
-    len_generation: u64,
-    mask: M,
-}
-
-impl<M: Mask> Slot<M> {
-    const FREE: Slot<M> = Slot {
-        head: 0,
-        tail: 0,
-        len_generation: 0,
-        mask: M::ZERO,
-    };
-
-    fn generation(&self) -> u32 {
-        self.len_generation as u32
-    }
-
-    /// Zero exactly when the slot is live and holds a token with key `key`, given
-    /// `len_generation(key, current generation)`.
-    #[inline]
-    fn diff(&self, key: TokenKey, len_generation: u64) -> u64 {
-        (self.head ^ key.head) | (self.tail ^ key.tail) | (self.len_generation ^ len_generation)
-    }
-}
-
-/// [`Slot::len_generation`] of a token with key `key` in generation `generation`.
-#[inline]
-fn len_generation(key: TokenKey, generation: u32) -> u64 {
-    (u64::from(key.len) << 32) | u64::from(generation)
-}
 
 /// A distinct hypothesis n-gram that the reference has ([`BitParallel::distinct_matches`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,20 +105,18 @@ pub struct DistinctMatch {
 
 /// Buffers of [`BitParallel::clipped_matches`], reused across segments; masks of type `M`.
 pub struct BitParallel<M> {
-    slots: Box<[Slot<M>; SLOTS]>,
-    /// The current generation (never 0, so that free slots, all zeros, are free).
-    generation: u32,
     /// `E_1` of the hypothesis, then [`MAX_ORDER`] zeros: `E_n` of the last n − 1 positions,
     /// which have no n-gram, reads them and comes out empty.
     unigram: Vec<M>,
+    /// The reference's token keys, compared with each hypothesis token's.
+    keys: Box<RefKeys>,
 }
 
 impl<M: Mask> Default for BitParallel<M> {
     fn default() -> Self {
         BitParallel {
-            slots: Box::new([Slot::FREE; SLOTS]),
-            generation: 1,
             unigram: vec![M::ZERO; M::BITS + MAX_ORDER],
+            keys: Box::default(),
         }
     }
 }
@@ -218,16 +163,12 @@ impl<M: Mask> BitParallel<M> {
     /// Fills `unigram` with `E_1` of `hyp` against `reference`, followed by [`MAX_ORDER`] zeros.
     fn unigram_masks(&mut self, hyp: &Tokens, reference: &Tokens) {
         assert!(hyp.len() <= M::BITS && reference.len() <= M::BITS);
-        self.new_generation();
-        for (j, key) in reference.keys().enumerate() {
-            self.add_reference_token(key, reference, j);
-        }
+        self.keys.load(reference);
         let n = hyp.len();
-        let mut unigram = std::mem::take(&mut self.unigram);
-        for ((i, key), e) in hyp.keys().enumerate().zip(&mut unigram) {
-            *e = self.mask_of(key, hyp, i, reference);
-        }
-        self.unigram = unigram;
+        let unigram = &mut self.unigram;
+        pairwise::masks(&self.keys, hyp, reference, |i, low, high| {
+            unigram[i] = M::from_halves(low, high);
+        });
         self.unigram[n..n + MAX_ORDER].fill(M::ZERO);
     }
 
@@ -288,84 +229,6 @@ impl<M: Mask> BitParallel<M> {
             }
         }
     }
-
-    /// Frees every slot in O(1); wipes them only when the counter wraps.
-    fn new_generation(&mut self) {
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.slots.fill(Slot::FREE);
-            self.generation = 1;
-        }
-    }
-
-    /// Sets bit `j` in the mask of reference token `j`, adding the token if new.
-    #[inline]
-    fn add_reference_token(&mut self, key: TokenKey, reference: &Tokens, j: usize) {
-        let want = len_generation(key, self.generation);
-        let mut at = slot_index(key);
-        loop {
-            let slot = &mut self.slots[at];
-            if slot.generation() != self.generation {
-                *slot = Slot {
-                    head: key.head,
-                    tail: key.tail,
-                    len_generation: want,
-                    mask: M::bit(j),
-                };
-                return;
-            }
-            if slot.diff(key, want) == 0
-                && (key.len <= TokenKey::EXACT
-                    || same_text(slot, reference, reference.get_bytes(j)))
-            {
-                slot.mask |= M::bit(j);
-                return;
-            }
-            at = (at + 1) % SLOTS;
-        }
-    }
-
-    /// The mask of reference positions holding hypothesis token `i`, whose key is `key` (0 when
-    /// the reference lacks it).
-    ///
-    /// About half of a hypothesis' tokens are in its reference, as good as random for a branch
-    /// predictor, so the first probe selects the answer arithmetically; only an occupied slot
-    /// holding another key, or a token longer than its key, probes on (rare: the table is at
-    /// most a quarter full).
-    #[inline]
-    fn mask_of(&self, key: TokenKey, hyp: &Tokens, i: usize, reference: &Tokens) -> M {
-        let want = len_generation(key, self.generation);
-        let mut at = slot_index(key);
-        let slot = &self.slots[at];
-        let live = slot.generation() == self.generation;
-        if !live || (slot.diff(key, want) == 0 && key.len <= TokenKey::EXACT) {
-            return slot.mask & M::ones_if(live);
-        }
-        loop {
-            let slot = &self.slots[at];
-            if slot.generation() != self.generation {
-                return M::ZERO;
-            }
-            if slot.diff(key, want) == 0
-                && (key.len <= TokenKey::EXACT || same_text(slot, reference, hyp.get_bytes(i)))
-            {
-                return slot.mask;
-            }
-            at = (at + 1) % SLOTS;
-        }
-    }
-}
-
-/// True when `token` is the text of the reference token in `slot` (for tokens longer than their
-/// key): compared with its first occurrence, the lowest bit of the mask.
-fn same_text<M: Mask>(slot: &Slot<M>, reference: &Tokens, token: &[u8]) -> bool {
-    reference.get_bytes(slot.mask.trailing_zeros() as usize) == token
-}
-
-/// The first slot a token's probe looks at.
-#[inline]
-fn slot_index(key: TokenKey) -> usize {
-    (token_hash(key) >> (64 - SLOTS.trailing_zeros())) as usize
 }
 
 /// Clipped matches of orders 1..=N from the hypothesis' unigram masks (followed by N zeros),
@@ -485,21 +348,5 @@ mod tests {
         let r = tokens(&["the", "cat", "is", "on", "the", "mat"]);
         bits.clipped_matches(&the, &r, 1, &mut m);
         assert_eq!(m, [2]);
-    }
-
-    /// The table's generation counter wraps: the wipe must leave no stale slot behind.
-    #[test]
-    fn generation_wrap_wipes_the_table() {
-        let mut bits = BitParallel::<u64>::default();
-        let mut m = Vec::new();
-        // Generation 1 (only ever current after a wrap): "x" is a reference token.
-        bits.generation = 0;
-        bits.clipped_matches(&tokens(&["x"]), &tokens(&["x"]), 1, &mut m);
-        assert_eq!(m, [1]);
-        // Wraps to 0, which is skipped: generation 1 again, after a wipe, so "x" is gone.
-        bits.generation = u32::MAX;
-        bits.clipped_matches(&tokens(&["x"]), &tokens(&["z"]), 1, &mut m);
-        assert_eq!(bits.generation, 1);
-        assert_eq!(m, [0]);
     }
 }

@@ -15,6 +15,7 @@ pub mod bitparallel;
 mod chars;
 mod clip;
 mod packed;
+mod pairwise;
 mod sorted;
 mod table;
 mod vocab;

@@ -260,6 +260,11 @@ impl TokenKey {
     pub const EXACT: u32 = 16;
 }
 
+/// `TAIL_MASK[n.min(9)]`: all ones when a token of `n` bytes has a tail word (more than 8
+/// bytes), else 0. A load, where `u64::from(n > 8).wrapping_neg()` let the optimizer branch on
+/// the length (and `black_box` around it cost a store and a reload per token).
+const TAIL_MASK: [u64; 10] = [0, 0, 0, 0, 0, 0, 0, 0, 0, u64::MAX];
+
 /// `HEAD_MASK[n]`: the mask of the low `n` bytes of a word.
 const HEAD_MASK: [u64; 9] = [
     0,
@@ -437,8 +442,8 @@ impl Tokens {
         let tail = u64::from_le_bytes(text[end - 8..end].try_into().expect("8 bytes"));
         let key = TokenKey {
             head: head & HEAD_MASK[len.min(8)],
-            // `black_box`: a mask, not a branch on the length (as good as random).
-            tail: tail & std::hint::black_box(u64::from(len > 8).wrapping_neg()),
+            // A mask from a table, not a branch on the length (as good as random).
+            tail: tail & TAIL_MASK[len.min(9)],
             len: len as u32,
         };
         (key, token)
@@ -457,8 +462,8 @@ impl Tokens {
             let tail = u64::from_le_bytes(text[end - 8..end].try_into().expect("8 bytes"));
             TokenKey {
                 head: head & HEAD_MASK[len.min(8)],
-                // `black_box`: a mask, not a branch on the length (as good as random).
-                tail: tail & std::hint::black_box(u64::from(len > 8).wrapping_neg()),
+                // A mask from a table, not a branch on the length (as good as random).
+                tail: tail & TAIL_MASK[len.min(9)],
                 len: len as u32,
             }
         })
