@@ -83,6 +83,7 @@ mask!(u128);
 
 /// Most tokens a sequence may have for the bit-parallel path (with `u128` masks).
 pub const MAX_TOKENS: usize = 128;
+// `RefKeys` must hold every reference this path takes.
 const _: () = assert!(pairwise::CAPACITY >= MAX_TOKENS);
 
 /// Highest n-gram order [`BitParallel`] handles (the kernel is instantiated for each order up to
