@@ -144,8 +144,8 @@ impl NistTotals {
             ref_starts: &'a [u32],
             ref_lens: &'a [u32],
             block_starts: &'a [usize],
-            term_ends: &'a [u64],
-            terms: &'a [u32],
+            term_ends: Vec<u64>,
+            terms: Vec<u32>,
         }
         /// The saved totals (read back by `merge_saved`).
         #[derive(Serialize)]
@@ -166,31 +166,26 @@ impl NistTotals {
         }
         // Saved as (id, count) pairs, the bounds counting pairs: the document's form does not
         // depend on how the terms are packed in memory.
-        let unpacked = self.nltk.as_ref().map(|c| {
-            let (mut pairs, mut ends) = (Vec::new(), Vec::with_capacity(c.term_ends.len()));
+        let nltk = self.nltk.as_ref().map(|c| {
+            let (mut terms, mut term_ends) = (Vec::new(), Vec::with_capacity(c.term_ends.len()));
             let mut at = 0usize;
             for &end in &c.term_ends {
                 let end = end as usize;
                 for (g, n) in PackedTerms(&c.terms[at..end]) {
-                    pairs.extend([g, n]);
+                    terms.extend([g, n]);
                 }
                 at = end;
-                ends.push(pairs.len() as u64 / 2);
+                term_ends.push(terms.len() as u64 / 2);
             }
-            (pairs, ends)
-        });
-        let nltk = self
-            .nltk
-            .as_ref()
-            .zip(unpacked.as_ref())
-            .map(|(c, (pairs, ends))| SavedNltk {
+            SavedNltk {
                 hyp_lens: &c.hyp_lens,
                 ref_starts: &c.ref_starts,
                 ref_lens: &c.ref_lens,
                 block_starts: &c.block_starts,
-                term_ends: ends,
-                terms: pairs,
-            });
+                term_ends,
+                terms,
+            }
+        });
         serde_json::to_value(Saved {
             tokens,
             ngrams,
