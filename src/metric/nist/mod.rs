@@ -370,16 +370,35 @@ impl Metric for Nist {
             c.ref_lens.extend(stats.refs.iter().map(|r| r.len() as u32));
             c.ref_starts.push(c.ref_lens.len() as u32);
             // (A term whose n-gram could not be interned — past 2^32 table entries — would
-            // have no weight; keep its slot with count 0 so the list bounds stay valid.)
+            // have no weight; keep its slot as id 0 with count 0 so the list bounds stay valid.)
             c.term_ends.push(c.terms.len() as u64);
-            for list in stats.term_ends.windows(2) {
-                for &(k, count) in &stats.terms[list[0] as usize..list[1] as usize] {
-                    match t.match_ids[k as usize] {
-                        u32::MAX => c.push_term(0, 0),
-                        g => c.push_term(g, count),
+            let term = |k: u32, count: u32| match t.match_ids[k as usize] {
+                u32::MAX => (0, 0),
+                g => (g, count),
+            };
+            match &stats.several {
+                Some(lists) => {
+                    for list in lists.term_ends.windows(2) {
+                        for &(k, count) in &lists.terms[list[0] as usize..list[1] as usize] {
+                            let (g, count) = term(k, count);
+                            c.push_term(g, count);
+                        }
+                        c.term_ends.push(c.terms.len() as u64);
                     }
                 }
-                c.term_ends.push(c.terms.len() as u64);
+                // One reference: order n's list is the matches of order n
+                // (`NistStats::lists`).
+                None => {
+                    let mut k = 0;
+                    for n in 1..=n_max as u32 {
+                        while let Some(m) = stats.matches.get(k).filter(|m| m.order == n) {
+                            let (g, count) = term(k as u32, m.count);
+                            c.push_term(g, count);
+                            k += 1;
+                        }
+                        c.term_ends.push(c.terms.len() as u64);
+                    }
+                }
             }
             c.block_starts.push(c.term_ends.len());
         }

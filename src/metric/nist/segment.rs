@@ -14,14 +14,20 @@ use super::nltk::{nltk_corpus_nist, SegView, TermEnds, Terms};
 use super::table::order_start;
 use super::{Nist, NistTokenize, LN2};
 
-/// A matched hypothesis n-gram of a segment: where it occurs in a reference, and its clipped
-/// count `min(count in hyp, max count in one reference)`.
+/// A matched hypothesis n-gram of a segment: where it occurs in a reference, its clipped count
+/// `min(count in hyp, max count in one reference)`, and the counts behind its NLTK information
+/// weight in the segment's own references, `C(prefix)` and `C(g)` (a unigram's numerator is the
+/// reference word count instead; `prefix_count` is then 0): what its row, `sentence_nist`,
+/// needs besides the overlap lists. The row itself is computed only when asked for
+/// ([`Nist::sentence_nist`]): a corpus-only run needs neither.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Match {
     pub(super) reference: u32,
     pub(super) order: u32,
     pub(super) position: u32,
     pub(super) count: u32,
+    pub(super) prefix_count: u32,
+    pub(super) ref_count: u32,
 }
 
 impl Match {
@@ -33,27 +39,56 @@ impl Match {
 }
 
 /// Statistics of one segment.
+///
+/// Workers make one of these per segment and the merger reads it once, on another core: every
+/// separate allocation is a malloc on the worker, a free on the merger (glibc then locks the
+/// worker's arena), and a stream of cache misses that the hardware prefetcher does not follow
+/// from one allocation to the next. With one reference (nearly every segment) the statistics
+/// are therefore the references' tokens and the matches, nothing else: NLTK's overlap lists are
+/// then the matches themselves ([`NistStats::lists`]), and the row's counts live in each
+/// [`Match`].
 #[derive(Clone, Debug)]
 pub struct NistStats {
-    /// The counts behind the NLTK information weight of each of `matches` in the segment's own
-    /// references, `(C(prefix), C(g))` (a unigram's numerator is the reference word count
-    /// instead): what its row, `sentence_nist`, needs besides the overlap lists. The row itself
-    /// is computed only when asked for ([`Nist::sentence_nist`]): a corpus-only run needs
-    /// neither.
-    pub(super) match_info: Vec<(u32, u32)>,
     /// The tokenized references, for the merger to intern, and their [`line_hash`]es (the
     /// merger's memo looks lines up by them).
-    pub(super) refs: Vec<Tokens>,
+    pub(super) refs: SmallVec<[Tokens; 1]>,
     pub(super) ref_hashes: SmallVec<[u64; 2]>,
     pub(super) hyp_len: u64,
     /// Distinct matched hypothesis n-grams, orders ascending, first occurrence first.
     pub(super) matches: Vec<Match>,
-    /// NLTK's per-order, per-reference overlap lists: entries `k` and `k + 1` of `term_ends`
-    /// bound the terms of list `k = (i − 1)·R + r` (order i, reference r); a term is (index into
-    /// `matches`, clipped count against that reference alone), in the hypothesis'
-    /// first-occurrence order.
+    /// NLTK's overlap lists with several references (`None` with one: [`NistStats::lists`]).
+    pub(super) several: Option<OverlapLists>,
+}
+
+/// NLTK's per-order, per-reference overlap lists of a segment with several references: entries
+/// `k` and `k + 1` of `term_ends` bound the terms of list `k = (i − 1)·R + r` (order i,
+/// reference r); a term is (index into `matches`, clipped count against that reference alone),
+/// in the hypothesis' first-occurrence order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct OverlapLists {
     pub(super) term_ends: Vec<u32>,
     pub(super) terms: Vec<(u32, u32)>,
+}
+
+impl NistStats {
+    /// NLTK's overlap lists ([`OverlapLists`]) for `n_max` orders. With one reference, clipping
+    /// against the only reference is mteval's clipping, and both follow the hypothesis' first
+    /// occurrences, so each order's list is that order's matches (`matches`: orders ascending)
+    /// and is built here, when a row asks for it, instead of by every worker for every segment.
+    pub(super) fn lists(&self, n_max: usize) -> std::borrow::Cow<'_, OverlapLists> {
+        match &self.several {
+            Some(lists) => std::borrow::Cow::Borrowed(lists),
+            None => std::borrow::Cow::Owned(OverlapLists {
+                term_ends: one_reference_ends(&self.matches, n_max),
+                terms: self
+                    .matches
+                    .iter()
+                    .enumerate()
+                    .map(|(k, m)| (k as u32, m.count))
+                    .collect(),
+            }),
+        }
+    }
 }
 
 /// Per-worker buffers (all dense arrays are all zero / false between segments).
@@ -134,22 +169,16 @@ impl Nist {
                 order: d.order,
                 position: d.position,
                 count: d.count,
+                prefix_count: d.prefix_count,
+                ref_count: d.ref_count,
             })
             .collect();
-        let match_info = ws
-            .distinct
-            .iter()
-            .map(|d| (d.prefix_count, d.ref_count))
-            .collect();
-        let (term_ends, terms) = one_reference_terms(&matches, n_max);
         NistStats {
-            match_info,
-            refs: ws.refs[..1].to_vec(),
+            refs: SmallVec::from_buf([ws.refs[0].clone()]),
             ref_hashes: SmallVec::new(),
             hyp_len: ws.hyp.len() as u64,
             matches,
-            term_ends,
-            terms,
+            several: None,
         }
     }
 
@@ -224,6 +253,8 @@ impl Nist {
                         order,
                         position,
                         count: m,
+                        prefix_count: 0,
+                        ref_count: 0,
                     });
                 }
             }
@@ -235,50 +266,51 @@ impl Nist {
                 }
             }
         }
-        // NLTK's overlap lists: per order, per reference, clipped against that reference only.
-        let mut term_ends = Vec::with_capacity(n_max * nrefs + 1);
-        term_ends.push(0u32);
-        let mut terms = Vec::new();
-        for n in 1..=n_max {
-            for ids in ref_ids {
-                for &g in ids.order(n) {
-                    ws.ref_count[g as usize] += 1;
-                }
-                for &g in hyp_ids.order(n) {
-                    if g == ABSENT || ws.seen[g as usize] {
-                        continue;
+        // NLTK's overlap lists: per order, per reference, clipped against that reference only
+        // (with one reference, the matches: `NistStats::lists`).
+        let several = (nrefs > 1).then(|| {
+            let mut term_ends = Vec::with_capacity(n_max * nrefs + 1);
+            term_ends.push(0u32);
+            let mut terms = Vec::new();
+            for n in 1..=n_max {
+                for ids in ref_ids {
+                    for &g in ids.order(n) {
+                        ws.ref_count[g as usize] += 1;
                     }
-                    ws.seen[g as usize] = true;
-                    let c = ws.hyp_count[g as usize].min(ws.ref_count[g as usize]);
-                    if c > 0 {
-                        terms.push((ws.match_index[g as usize], c));
+                    for &g in hyp_ids.order(n) {
+                        if g == ABSENT || ws.seen[g as usize] {
+                            continue;
+                        }
+                        ws.seen[g as usize] = true;
+                        let c = ws.hyp_count[g as usize].min(ws.ref_count[g as usize]);
+                        if c > 0 {
+                            terms.push((ws.match_index[g as usize], c));
+                        }
                     }
-                }
-                for &g in hyp_ids.order(n) {
-                    if g != ABSENT {
-                        ws.seen[g as usize] = false;
+                    for &g in hyp_ids.order(n) {
+                        if g != ABSENT {
+                            ws.seen[g as usize] = false;
+                        }
                     }
+                    for &g in ids.order(n) {
+                        ws.ref_count[g as usize] = 0;
+                    }
+                    term_ends.push(terms.len() as u32);
                 }
-                for &g in ids.order(n) {
-                    ws.ref_count[g as usize] = 0;
-                }
-                term_ends.push(terms.len() as u32);
             }
-        }
+            OverlapLists { term_ends, terms }
+        });
         // The counts of the row's information weights (sentence_nist: from this segment's
         // references alone), log(C(prefix) / C(g)) / log(2) with W for unigrams. Only matched
         // n-grams need one: NLTK computes one per distinct reference n-gram, the same value at
         // every occurrence (the prefix is part of the n-gram).
-        let mut match_info = Vec::with_capacity(matches.len());
-        for m in &matches {
+        for m in &mut matches {
             let (n, i) = (m.order as usize, m.position as usize);
             let ids = &ref_ids[m.reference as usize];
-            let prefix = if n == 1 {
-                0
-            } else {
-                ws.freq[ids.order(n - 1)[i] as usize]
-            };
-            match_info.push((prefix, ws.freq[ids.order(n)[i] as usize]));
+            if n > 1 {
+                m.prefix_count = ws.freq[ids.order(n - 1)[i] as usize];
+            }
+            m.ref_count = ws.freq[ids.order(n)[i] as usize];
         }
         let hyp_len = ws.hyp.len() as u64;
 
@@ -297,51 +329,44 @@ impl Nist {
             }
         }
         NistStats {
-            match_info,
-            refs: ws.refs[..nrefs].to_vec(),
+            refs: ws.refs[..nrefs].iter().cloned().collect(),
             ref_hashes: SmallVec::new(),
             hyp_len,
             matches,
-            term_ends,
-            terms,
+            several,
         }
     }
 
     /// NLTK `sentence_nist` of a segment (its row), or what NLTK raises.
     pub fn sentence_nist(&self, stats: &NistStats) -> Result<f64, PyError> {
-        let ref_lens: Vec<u32> = stats.refs.iter().map(|r| r.len() as u32).collect();
+        let ref_lens: SmallVec<[u32; 2]> = stats.refs.iter().map(|r| r.len() as u32).collect();
         let words: u64 = stats.refs.iter().map(|r| r.len() as u64).sum();
+        let lists = stats.lists(self.config.order);
         nltk_corpus_nist(
             self.config.order,
             1,
             |_| SegView {
                 hyp_len: stats.hyp_len,
                 ref_lens: &ref_lens,
-                term_ends: TermEnds::Local(&stats.term_ends),
-                terms: Terms::Pairs(&stats.terms),
+                term_ends: TermEnds::Local(&lists.term_ends),
+                terms: Terms::Pairs(&lists.terms),
             },
             |k| {
-                let (prefix, freq) = stats.match_info[k as usize];
-                let numerator = match stats.matches[k as usize].order {
+                let m = &stats.matches[k as usize];
+                let numerator = match m.order {
                     1 => words,
-                    _ => u64::from(prefix),
+                    _ => u64::from(m.prefix_count),
                 };
-                (numerator as f64 / f64::from(freq)).ln() / LN2
+                (numerator as f64 / f64::from(m.ref_count)).ln() / LN2
             },
             |_| {},
         )
     }
 }
 
-/// NLTK's overlap lists of a segment with one reference: clipped against the only reference is
-/// mteval's clipping, and both follow the hypothesis' first occurrences, so each order's list is
-/// that order's matches (`matches`: orders ascending). Returns the list bounds and the terms.
-fn one_reference_terms(matches: &[Match], n_max: usize) -> (Vec<u32>, Vec<(u32, u32)>) {
-    let terms = matches
-        .iter()
-        .enumerate()
-        .map(|(k, m)| (k as u32, m.count))
-        .collect();
+/// The bounds of the per-order lists of a segment with one reference ([`NistStats::lists`]):
+/// order n's list is the matches of order n.
+fn one_reference_ends(matches: &[Match], n_max: usize) -> Vec<u32> {
     let mut term_ends = Vec::with_capacity(n_max + 1);
     term_ends.push(0);
     let mut k = 0;
@@ -351,7 +376,7 @@ fn one_reference_terms(matches: &[Match], n_max: usize) -> (Vec<u32>, Vec<(u32, 
         }
         term_ends.push(k as u32);
     }
-    (term_ends, terms)
+    term_ends
 }
 
 #[cfg(test)]
@@ -415,9 +440,7 @@ mod tests {
                 fast.matches, slow.matches,
                 "case {case}: {hyp:?} / {reference:?}"
             );
-            assert_eq!(fast.match_info, slow.match_info, "case {case}");
-            assert_eq!(fast.term_ends, slow.term_ends, "case {case}");
-            assert_eq!(fast.terms, slow.terms, "case {case}");
+            assert_eq!(fast.lists(order), slow.lists(order), "case {case}");
             assert_eq!(fast.hyp_len, slow.hyp_len, "case {case}");
             assert_eq!(
                 nist.sentence_nist(&fast).map_err(|e| e.kind),
@@ -450,12 +473,14 @@ mod tests {
             let ref_lines: Vec<String> = refs.iter().map(|r| r.join(" ")).collect();
             let ref_strs: Vec<&str> = ref_lines.iter().map(String::as_str).collect();
             let stats = nist.stats(&hyp.join(" "), &ref_strs, &mut ws);
-            assert_eq!(stats.term_ends.len(), order * refs.len() + 1);
+            assert_eq!(stats.several.is_some(), refs.len() > 1);
+            let lists = stats.lists(order);
+            assert_eq!(lists.term_ends.len(), order * refs.len() + 1);
             for n in 1..=order {
                 for (r, reference) in refs.iter().enumerate() {
                     let k = (n - 1) * refs.len() + r;
                     let list =
-                        &stats.terms[stats.term_ends[k] as usize..stats.term_ends[k + 1] as usize];
+                        &lists.terms[lists.term_ends[k] as usize..lists.term_ends[k + 1] as usize];
                     let got: Vec<(Vec<&str>, u32)> = list
                         .iter()
                         .map(|&(m, count)| {
