@@ -16,11 +16,11 @@
 //!
 //! A line is found by a hash of its tokens and then compared byte for byte with the stored
 //! tokens: a hash collision only costs a normal lookup. A line is stored the first time it is
-//! interned, so that its first repetition is already counted from the memo: storing it only at
+//! interned, so that its first repetition is already counted from the memo. Storing it only at
 //! its second sighting (keeping a hash of every line seen once) looked every distinct line up
-//! twice, and on the bench corpus made NLTK corpus_nist 16 % slower (30 alternating runs: 419 /
-//! 575 ms best / median wall against 370 / 508) for no memory saved there (its 11,697 distinct
-//! references all repeat). Every part is bounded ([`Limits`]: about 25 MiB in all); past a
+//! twice: on the bench corpus, storing at the first made NLTK corpus_nist 12 % faster (25
+//! alternating runs: 600 → 528 ms median wall, 381 → 338 best) and saved no memory there (its
+//! 11,697 distinct references all repeat). Every part is bounded ([`Limits`]: about 25 MiB in all); past a
 //! bound, lines are interned as without the memo. A stream whose references never repeat pays
 //! for stored lines until then: 4 bytes per reference n-gram and the tokens' text, against the
 //! table's own 25 to 30 bytes per new n-gram.

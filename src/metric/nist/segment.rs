@@ -41,9 +41,9 @@ impl Match {
 /// Statistics of one segment.
 ///
 /// Workers make one of these per segment and the merger reads it once, on another core: every
-/// separate allocation is a malloc on the worker, a free on the merger (glibc then locks the
-/// worker's arena), and a stream of cache misses that the hardware prefetcher does not follow
-/// from one allocation to the next. With one reference (nearly every segment) the statistics
+/// separate allocation is a malloc and a free on a worker (spent results go back to the workers
+/// to be freed) and, for the merger, the critical path of NIST, another stream of cache misses
+/// that the hardware prefetcher does not follow from one allocation to the next. With one reference (nearly every segment) the statistics
 /// are therefore the references' tokens and the matches, nothing else: NLTK's overlap lists are
 /// then the matches themselves ([`NistStats::lists`]), and the row's counts live in each
 /// [`Match`].
