@@ -247,14 +247,26 @@ impl Nist {
                 let m = ws.hyp_count[g].min(ws.ref_max[g]);
                 if m > 0 {
                     let (reference, order, position) = ws.location[g];
+                    // The counts of the row's information weight (sentence_nist: from this
+                    // segment's references alone), log(C(prefix) / C(g)) / log(2) with W for
+                    // unigrams. Only matched n-grams need one: NLTK computes one per distinct
+                    // reference n-gram, the same value at every occurrence (the prefix is part
+                    // of the n-gram), so the prefix at g's first location is g's prefix.
+                    let prefix_count = match order as usize {
+                        1 => 0,
+                        n => {
+                            let ids = &ref_ids[reference as usize];
+                            ws.freq[ids.order(n - 1)[position as usize] as usize]
+                        }
+                    };
                     ws.match_index[g] = matches.len() as u32;
                     matches.push(Match {
                         reference,
                         order,
                         position,
                         count: m,
-                        prefix_count: 0,
-                        ref_count: 0,
+                        prefix_count,
+                        ref_count: ws.freq[g],
                     });
                 }
             }
@@ -300,18 +312,6 @@ impl Nist {
             }
             OverlapLists { term_ends, terms }
         });
-        // The counts of the row's information weights (sentence_nist: from this segment's
-        // references alone), log(C(prefix) / C(g)) / log(2) with W for unigrams. Only matched
-        // n-grams need one: NLTK computes one per distinct reference n-gram, the same value at
-        // every occurrence (the prefix is part of the n-gram).
-        for m in &mut matches {
-            let (n, i) = (m.order as usize, m.position as usize);
-            let ids = &ref_ids[m.reference as usize];
-            if n > 1 {
-                m.prefix_count = ws.freq[ids.order(n - 1)[i] as usize];
-            }
-            m.ref_count = ws.freq[ids.order(n)[i] as usize];
-        }
         let hyp_len = ws.hyp.len() as u64;
 
         // Leave the dense arrays all zero for the next segment.
