@@ -20,7 +20,8 @@
 #            with each token replaced by another draw with probability 0.2; almost every 3- to
 #            5-gram is new. ZIPF_SIZES segments (default 250000 500000 1000000).
 #   nltk     the first zipf file with `--nist-compat nltk`, which also keeps every segment's
-#            overlap lists (8 bytes per segment, order, reference and overlapping n-gram).
+#            overlap lists (4 bytes per segment, order, reference and overlapping n-gram; 12 for
+#            an overlap count above 1).
 #
 # For each file: peak RSS (GNU time %M; bench.py's getrusage without GNU time) and wall time of
 # `bleu-stream -m nist -b < FILE`, and from a second run (`--corpus-only -f jsonl`, not timed)
