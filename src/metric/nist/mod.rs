@@ -386,15 +386,12 @@ impl Metric for Nist {
                         c.term_ends.push(c.terms.len() as u64);
                     }
                 }
-                // One reference: order n's list is the matches of order n
-                // (`NistStats::lists`).
+                // One reference: order n's list is the matches of order n.
                 None => {
-                    let mut k = 0;
-                    for n in 1..=n_max as u32 {
-                        while let Some(m) = stats.matches.get(k).filter(|m| m.order == n) {
-                            let (g, count) = term(k as u32, m.count);
+                    for range in segment::order_ranges(&stats.matches, n_max) {
+                        for k in range {
+                            let (g, count) = term(k as u32, stats.matches[k].count);
                             c.push_term(g, count);
-                            k += 1;
                         }
                         c.term_ends.push(c.terms.len() as u64);
                     }

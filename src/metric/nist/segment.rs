@@ -364,19 +364,27 @@ impl Nist {
     }
 }
 
-/// The bounds of the per-order lists of a segment with one reference ([`NistStats::lists`]):
-/// order n's list is the matches of order n.
+/// The bounds of the per-order lists of a segment with one reference ([`NistStats::lists`]).
 fn one_reference_ends(matches: &[Match], n_max: usize) -> Vec<u32> {
-    let mut term_ends = Vec::with_capacity(n_max + 1);
-    term_ends.push(0);
+    std::iter::once(0)
+        .chain(order_ranges(matches, n_max).map(|range| range.end as u32))
+        .collect()
+}
+
+/// With one reference, the range of `matches` (orders ascending) that is each order's overlap
+/// list, orders 1..=`n_max`: order n's list is the matches of order n ([`NistStats::lists`]).
+pub(super) fn order_ranges(
+    matches: &[Match],
+    n_max: usize,
+) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
     let mut k = 0;
-    for n in 1..=n_max {
-        while k < matches.len() && matches[k].order as usize == n {
+    (1..=n_max as u32).map(move |n| {
+        let start = k;
+        while matches.get(k).is_some_and(|m| m.order == n) {
             k += 1;
         }
-        term_ends.push(k as u32);
-    }
-    term_ends
+        start..k
+    })
 }
 
 #[cfg(test)]
