@@ -1756,3 +1756,56 @@ fn spark_recipe_equals_one_run() {
         "merge recipe: Spark, {partitions} partitions over {what}: merged report equals one run\n"
     ));
 }
+
+/// `merge -b` and `merge --fail-under` end as one run over the shards' lines would: no score
+/// (no segment, bad lines only, a NaN score) is `error: …` with status 1 and nothing on stdout,
+/// not an empty line with status 0 or a NaN "below" the gate with status 3. (Regression: merge
+/// printed nothing and exited 0.)
+#[test]
+fn merge_without_a_score_fails_as_one_run_does() {
+    let dir = TempDir::new("noscore");
+    let cases: [(&str, &[&str], &[u8]); 4] = [
+        ("empty", &["--refs", "1"], b""),
+        ("bad", &["--refs", "1"], b"a\tb\tc\nx\n"),
+        (
+            "nist-nan",
+            &["--refs", "1", "-m", "nist"],
+            b"a b c d e f\t\n",
+        ),
+        (
+            "matlab-nan",
+            &["--refs", "1", "-m", "nltk-bleu", "--compat", "matlab"],
+            b"\t\n",
+        ),
+    ];
+    for (name, args, input) in cases {
+        let one_args: Vec<String> = args.iter().chain(&["-b"]).map(|s| s.to_string()).collect();
+        let one = run(&one_args, input.to_vec());
+        assert_eq!(one.code, Some(1), "{name}: {}", one.describe());
+        let mut emit = strings(args);
+        emit.extend(strings(&["--emit", "stats"]));
+        let doc = run(&emit, input.to_vec());
+        doc.assert_success();
+        let file = dir.file(&format!("{name}.json"), &doc.stdout);
+        for merge_args in [&["-b"][..], &["--fail-under", "1"][..]] {
+            let merged = merge(merge_args, &[&file]);
+            assert_eq!(
+                merged.code,
+                Some(1),
+                "{name} {merge_args:?}: {}",
+                merged.describe()
+            );
+            assert!(merged.stdout.is_empty(), "{name}: {}", merged.describe());
+            let why = one.stderr_str();
+            let why = why
+                .lines()
+                .find(|l| l.contains("error:"))
+                .expect("a reason");
+            assert!(
+                merged.stderr_str().contains(why),
+                "{name} {merge_args:?}: one run says {why:?}; {}",
+                merged.describe()
+            );
+        }
+    }
+}

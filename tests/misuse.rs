@@ -223,3 +223,31 @@ fn final_report_survives_a_closed_stdout() {
     assert!(err.contains("BLEU = 100.00"), "{err}");
     assert!(!err.contains("error"), "{err}");
 }
+
+/// A segment whose references are all empty makes mteval die, so the NIST report is an error:
+/// it names the segment's input line (after `--first-line`), not its count among the scored
+/// segments, which a bad line before it would shift. (Regression: "segment 2" for line 102.)
+#[test]
+fn nist_names_the_line_whose_references_are_all_empty() {
+    let input = "no tab here\na b c d e f\ta b c d e f\nx y\t\n";
+    let out = run(
+        &["-m", "nist", "--first-line", "100", "--corpus-only"],
+        input,
+    );
+    let text = out.stdout_str();
+    assert!(
+        text.contains("Illegal division by zero (line 102 has only empty references)"),
+        "{}",
+        out.describe()
+    );
+    // Merged statistics count segments: the message says which count it is.
+    let doc = run(&["-m", "nist", "--refs", "1", "--emit", "stats"], input);
+    let merged = Cmd::new().arg("merge").stdin(doc.stdout).run();
+    assert!(
+        merged
+            .stdout_str()
+            .contains("(scored segment 2 has only empty references)"),
+        "{}",
+        merged.describe()
+    );
+}

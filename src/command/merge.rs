@@ -147,6 +147,15 @@ fn run(args: &MergeArgs) -> u8 {
         return status::USAGE;
     }
     let report = merged.report();
+    // As one run over the shards' input ends (`score.rs`): no score where `-b` or a gate
+    // asks for one, or bad lines only, is an error (status 1) with the reason, never an empty
+    // or NaN score with status 0. Checked before anything is written, as `-b` would write
+    // nothing or `nan`.
+    let wants_score = args.score_only || gate.is_set();
+    if let Some(why) = report.missing_score(wants_score, true) {
+        error(&why);
+        return status::IO;
+    }
     let format = match args.format {
         FormatArg::Text => Format::Text,
         FormatArg::Jsonl => Format::Jsonl,

@@ -118,12 +118,10 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
     // and `merge` decides; nor is it under `--on-error skip`, which says bad lines are
     // expected.
     let report = &outcome.report;
-    let all_bad = report.segments == 0
-        && report.bad_lines > 0
-        && !config.emit_stats
-        && config.settings.on_error != crate::pipeline::OnError::Skip;
-    if all_bad || (wants_score && !report.has_scores()) {
-        diagnostic(&format!("error: {}", report.why_no_scores()));
+    let bad_lines_fail =
+        !config.emit_stats && config.settings.on_error != crate::pipeline::OnError::Skip;
+    if let Some(why) = report.missing_score(wants_score, bad_lines_fail) {
+        diagnostic(&format!("error: {why}"));
         return status::IO;
     }
     config.gate.status(report)

@@ -54,8 +54,15 @@ pub trait DynMetric: Send + Sync {
     fn max_batch_segments(&self) -> usize;
     /// Empty corpus totals.
     fn new_totals(&self) -> Box<dyn Any + Send>;
-    /// Adds entry `index` of `batch` to `totals`.
-    fn accumulate(&self, totals: &mut (dyn Any + Send), batch: &(dyn Any + Send), index: usize);
+    /// Adds entry `index` of `batch`, the segment of input line `line` if known, to `totals`
+    /// ([`Metric::add_at`]).
+    fn accumulate(
+        &self,
+        totals: &mut (dyn Any + Send),
+        batch: &(dyn Any + Send),
+        index: usize,
+        line: Option<u64>,
+    );
     /// See [`Metric::score`].
     fn score(&self, totals: &(dyn Any + Send)) -> Score;
     /// See [`Metric::save_totals`].
@@ -151,9 +158,15 @@ impl<M: Metric> DynMetric for M {
         Box::new(Metric::new_totals(self))
     }
 
-    fn accumulate(&self, totals: &mut (dyn Any + Send), batch: &(dyn Any + Send), index: usize) {
+    fn accumulate(
+        &self,
+        totals: &mut (dyn Any + Send),
+        batch: &(dyn Any + Send),
+        index: usize,
+        line: Option<u64>,
+    ) {
         let totals = totals.downcast_mut::<M::Totals>().expect(TYPE_MISMATCH);
-        self.add(totals, stats::<M>(batch, index));
+        self.add_at(totals, stats::<M>(batch, index), line);
     }
 
     fn score(&self, totals: &(dyn Any + Send)) -> Score {

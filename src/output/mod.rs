@@ -85,6 +85,16 @@ impl CorpusReport {
         self.segments > 0 && self.metrics.iter().all(|m| !m.value.is_nan())
     }
 
+    /// The error a finished run (or `merge`) ends with instead of its score, if any: the
+    /// report covers no segment although lines came (`bad_lines_fail`: not for a shard, whose
+    /// document `merge` judges, nor under `--on-error skip`), or a score was asked for
+    /// (`-b`, a gate) and is missing or NaN. Rather than a plausible-looking 0.00 or a bare
+    /// nan with status 0.
+    pub fn missing_score(&self, wants_score: bool, bad_lines_fail: bool) -> Option<String> {
+        let all_bad = self.segments == 0 && self.bad_lines > 0 && bad_lines_fail;
+        (all_bad || (wants_score && !self.has_scores())).then(|| self.why_no_scores())
+    }
+
     /// Why [`has_scores`](CorpusReport::has_scores) is false, for the error message.
     pub fn why_no_scores(&self) -> String {
         if self.segments == 0 {
