@@ -190,6 +190,14 @@ fn field_key(line: &[u8], name: &str, utf8: Utf8Policy, key: &mut Vec<u8>) -> Re
             // document as the same group.
             let number: serde_json::Number =
                 serde_json::from_str(value).map_err(|e| format!("\"{name}\": {e}"))?;
+            // An integer past 64 bits would be rounded to a double and share its group with
+            // its neighbours (Python keeps it exact, so pandas would not): refused, not merged.
+            if number.is_f64() && !value.contains(['.', 'e', 'E']) {
+                return Err(format!(
+                    "\"{name}\": the integer {value} does not fit in 64 bits: as a group key it \
+                     would be rounded and merged with other numbers; quote it to make it a string"
+                ));
+            }
             serde_json::to_writer(&mut *key, &number).expect("writing to a Vec cannot fail");
         }
         _ => {
@@ -322,6 +330,31 @@ mod tests {
         assert!(key(r#"{"sys":"a","sys":"b"}"#)
             .unwrap_err()
             .contains("given twice"));
+    }
+
+    /// Integers keep their 64-bit values; one past that range would be rounded to a double
+    /// and silently share a group with its neighbours, so it is a bad line that says to quote
+    /// it. (Regression: 2^64 and 2^64 + 1 were one group.) Non-integers are doubles, as in
+    /// Python's `json`.
+    #[test]
+    fn number_keys_are_exact_or_refused() {
+        let by = GroupBy::Field("sys".into());
+        let key = |line: &str| split(&by, line).map(|(k, _)| k);
+        assert_eq!(
+            key(r#"{"sys":18446744073709551615}"#),
+            Ok("18446744073709551615".into())
+        );
+        assert_eq!(
+            key(r#"{"sys":-9223372036854775808}"#),
+            Ok("-9223372036854775808".into())
+        );
+        for big in ["18446744073709551616", "-9223372036854775809"] {
+            let err = key(&format!(r#"{{"sys":{big}}}"#)).unwrap_err();
+            assert!(err.contains("does not fit in 64 bits"), "{err}");
+            assert!(err.contains("quote it"), "{err}");
+        }
+        assert_eq!(key(r#"{"sys":1e2}"#), Ok("100.0".into()));
+        assert_eq!(key(r#"{"sys":0.5}"#), Ok("0.5".into()));
     }
 
     #[test]
