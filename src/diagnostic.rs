@@ -30,12 +30,17 @@ pub fn write_stderr(bytes: &[u8]) -> io::Result<()> {
     File::from(fd).write_all(bytes)
 }
 
+/// A character that must not reach a terminal raw: a control character, or a bidirectional
+/// embedding, override or isolate (U+202A–U+202E, U+2066–U+2069), which would reorder what
+/// follows it on the line.
+pub fn unsafe_char(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 /// `text` with every control character (and every bidirectional override, which reorders what a
 /// terminal shows) escaped as `\u{…}`: diagnostics that quote a file's contents (a metric key of
 /// a stats document, say) must not let the file drive the terminal.
 pub fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char =
-        |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
     if !text.chars().any(unsafe_char) {
         return text.into();
     }

@@ -51,7 +51,13 @@ impl Source {
     pub fn open(&self) -> Result<Box<dyn Read + Send>, String> {
         match self {
             Source::Stdin => Ok(Box::new(io::stdin())),
+            // A directory opens, and fails only at its first read: after the rows of the files
+            // before it. Refused here, with the files that do not exist (the man page: "all
+            // files are opened before anything is written").
             Source::File(p) => match File::open(p) {
+                Ok(f) if f.metadata().is_ok_and(|m| m.is_dir()) => {
+                    Err(format!("{}: Is a directory", p.display()))
+                }
                 Ok(f) => Ok(Box::new(f)),
                 Err(e) => Err(format!("{}: {}", p.display(), io_message(&e))),
             },

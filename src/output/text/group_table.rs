@@ -67,16 +67,16 @@ pub fn render(groups: &[GroupReport], width: usize) -> String {
     s
 }
 
-/// A key with control characters escaped, so that a row stays one line.
+/// A key with control characters escaped, so that a row stays one line, and bidirectional
+/// overrides too (as in diagnostics, [`crate::diagnostic::escaped`]), so that a key cannot
+/// reorder the columns after it on a terminal.
 fn printable(label: &str) -> String {
-    if !label.chars().any(char::is_control) {
-        return label.to_owned();
-    }
-    let mut out = String::new();
+    let mut out = String::with_capacity(label.len());
     for c in label.chars() {
-        match c.is_control() {
-            true => out.extend(c.escape_debug()),
-            false => out.push(c),
+        match (c.is_control(), crate::diagnostic::unsafe_char(c)) {
+            (true, _) => out.extend(c.escape_debug()),
+            (false, true) => out.extend(c.escape_unicode()),
+            (false, false) => out.push(c),
         }
     }
     out
@@ -114,5 +114,8 @@ mod tests {
              1234567  BLEU    10.25        12          1\n"
         );
         assert_eq!(render(&[], 2), "");
+        // Regression: a right-to-left override was printed raw.
+        let table = render(&[group("\"x\\u202ey\\u2066\"", 1.0)], 2);
+        assert!(table.contains("x\\u{202e}y\\u{2066} "), "{table}");
     }
 }
