@@ -1809,3 +1809,69 @@ fn merge_without_a_score_fails_as_one_run_does() {
         }
     }
 }
+
+/// A metric that counts its own segments (TER, NIST, NLTK BLEU) must count the document's:
+/// a document whose header says otherwise is forged or corrupt, and its report would show a
+/// segment count that its statistics contradict. (Regression: "1000 segments" was reported.)
+#[test]
+fn segment_counts_that_contradict_the_statistics_are_refused() {
+    let dir = TempDir::new("segments");
+    let input = b"a b c d e f\ta b c d e f\nx y z\tx y\n".to_vec();
+    let doc = run(
+        &strings(&[
+            "--refs",
+            "1",
+            "-m",
+            "bleu,ter,nist,nltk-bleu",
+            "--emit",
+            "stats",
+        ]),
+        input.clone(),
+    );
+    doc.assert_success();
+    let text = doc.stdout_str();
+    assert!(text.contains("\"segments\":2,\"bad_lines\""), "{text}");
+    let forged = dir.file(
+        "forged.json",
+        text.replace(
+            "\"segments\":2,\"bad_lines\"",
+            "\"segments\":1000,\"bad_lines\"",
+        )
+        .as_bytes(),
+    );
+    assert_refused(
+        &merge(&[], &[forged]),
+        2,
+        &["ter counts 2 segments where the document counts 1000"],
+    );
+    // Per group too.
+    let grouped = run(
+        &strings(&[
+            "--refs",
+            "1",
+            "-m",
+            "ter",
+            "--group-by",
+            "col:1",
+            "--emit",
+            "stats",
+        ]),
+        b"g\ta b\ta b\ng\tc d\tc d\n".to_vec(),
+    );
+    grouped.assert_success();
+    let text = grouped.stdout_str();
+    let forged = text.replacen(
+        "\"group\":\"g\",\"segments\":2",
+        "\"group\":\"g\",\"segments\":3",
+        1,
+    );
+    assert_ne!(forged, text, "the group record's layout changed: {text}");
+    let forged = dir.file("forged-group.json", forged.as_bytes());
+    assert_refused(
+        &merge(&[], &[forged]),
+        2,
+        &["group \"g\": inconsistent statistics: ter counts 2 segments"],
+    );
+    let good = dir.file("good.json", doc.stdout.as_slice());
+    merge(&[], &[good]).assert_success();
+}

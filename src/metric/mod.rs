@@ -191,6 +191,20 @@ pub mod saved {
         }
     }
 
+    /// Checks that a metric's statistics that count their own segments (TER, NIST, NLTK
+    /// BLEU save a `"segments"` field) count as many as the document (or group) they belong to:
+    /// one run adds every scored segment to every metric, so a difference is a forged or
+    /// corrupt document, whose report would show counts that do not belong together.
+    pub fn same_segments(key: &str, stats: &Value, segments: u64) -> Result<(), String> {
+        match stats.get("segments") {
+            Some(n) if n.as_u64() != Some(segments) => Err(format!(
+                "inconsistent statistics: {key} counts {n} segments where the document counts \
+                 {segments}"
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// `a + b` of counts, at most [`MAX_COUNT`].
     pub fn add_count(a: u64, b: u64, what: &str) -> Result<u64, String> {
         a.checked_add(b)
