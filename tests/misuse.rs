@@ -224,11 +224,12 @@ fn final_report_survives_a_closed_stdout() {
     assert!(!err.contains("error"), "{err}");
 }
 
-/// A segment whose references are all empty makes mteval die, so the NIST report is an error:
-/// it names the segment's input line (after `--first-line`), not its count among the scored
-/// segments, which a bad line before it would shift. (Regression: "segment 2" for line 102.)
+/// A segment whose references are all empty makes mteval die, so the NIST report is an error.
+/// It counts scored segments (a stats document has no global line numbers, and merge must
+/// print what one run prints), so it says so, and the row's warning names the line: "segment
+/// 2" must not read as line 2. (Regression: the message for line 102 said "segment 2".)
 #[test]
-fn nist_names_the_line_whose_references_are_all_empty() {
+fn nist_error_for_empty_references_is_not_mistaken_for_a_line() {
     let input = "no tab here\na b c d e f\ta b c d e f\nx y\t\n";
     let out = run(
         &["-m", "nist", "--first-line", "100", "--corpus-only"],
@@ -236,18 +237,21 @@ fn nist_names_the_line_whose_references_are_all_empty() {
     );
     let text = out.stdout_str();
     assert!(
-        text.contains("Illegal division by zero (line 102 has only empty references)"),
+        text.contains(
+            "Illegal division by zero (scored segment 2 has only empty references; bad lines \
+             are not counted, the row's warning names the line)"
+        ),
         "{}",
         out.describe()
     );
-    // Merged statistics count segments: the message says which count it is.
+    let rows = run(&["-m", "nist", "--first-line", "100"], input);
+    assert!(
+        rows.stderr_str()
+            .contains("line 102: nist: NLTK raises ZeroDivisionError"),
+        "{}",
+        rows.describe()
+    );
     let doc = run(&["-m", "nist", "--refs", "1", "--emit", "stats"], input);
     let merged = Cmd::new().arg("merge").stdin(doc.stdout).run();
-    assert!(
-        merged
-            .stdout_str()
-            .contains("(scored segment 2 has only empty references)"),
-        "{}",
-        merged.describe()
-    );
+    assert_eq!(merged.stdout_str(), text, "{}", merged.describe());
 }

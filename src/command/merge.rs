@@ -148,11 +148,12 @@ fn run(args: &MergeArgs) -> u8 {
     }
     let report = merged.report();
     // As one run over the shards' input ends (`score.rs`): no score where `-b` or a gate
-    // asks for one, or bad lines only, is an error (status 1) with the reason, never an empty
-    // or NaN score with status 0. Checked before anything is written, as `-b` would write
-    // nothing or `nan`.
+    // asks for one is an error (status 1) with the reason, never an empty or NaN score with
+    // status 0. Checked before anything is written, as `-b` would write nothing or `nan`.
+    // Documents of bad lines only are otherwise reported, not refused: they do not say
+    // whether their runs expected bad lines (`--on-error skip`).
     let wants_score = args.score_only || gate.is_set();
-    if let Some(why) = report.missing_score(wants_score, true) {
+    if let Some(why) = report.missing_score(wants_score, false) {
         error(&why);
         return status::IO;
     }

@@ -54,15 +54,8 @@ pub trait DynMetric: Send + Sync {
     fn max_batch_segments(&self) -> usize;
     /// Empty corpus totals.
     fn new_totals(&self) -> Box<dyn Any + Send>;
-    /// Adds entry `index` of `batch`, the segment of input line `line` if known, to `totals`
-    /// ([`Metric::add_at`]).
-    fn accumulate(
-        &self,
-        totals: &mut (dyn Any + Send),
-        batch: &(dyn Any + Send),
-        index: usize,
-        line: Option<u64>,
-    );
+    /// Adds entry `index` of `batch` to `totals`.
+    fn accumulate(&self, totals: &mut (dyn Any + Send), batch: &(dyn Any + Send), index: usize);
     /// See [`Metric::score`].
     fn score(&self, totals: &(dyn Any + Send)) -> Score;
     /// See [`Metric::save_totals`].
@@ -158,15 +151,9 @@ impl<M: Metric> DynMetric for M {
         Box::new(Metric::new_totals(self))
     }
 
-    fn accumulate(
-        &self,
-        totals: &mut (dyn Any + Send),
-        batch: &(dyn Any + Send),
-        index: usize,
-        line: Option<u64>,
-    ) {
+    fn accumulate(&self, totals: &mut (dyn Any + Send), batch: &(dyn Any + Send), index: usize) {
         let totals = totals.downcast_mut::<M::Totals>().expect(TYPE_MISMATCH);
-        self.add_at(totals, stats::<M>(batch, index), line);
+        self.add(totals, stats::<M>(batch, index));
     }
 
     fn score(&self, totals: &(dyn Any + Send)) -> Score {

@@ -86,13 +86,6 @@ pub trait Metric: Send + Sync + 'static {
     fn new_totals(&self) -> Self::Totals;
     /// Adds one segment's statistics to the totals.
     fn add(&self, totals: &mut Self::Totals, stats: &Self::Stats);
-    /// [`add`](Metric::add) with the segment's input line number (`None` where there is none,
-    /// as in `compare`), for a metric whose corpus score can fail because of one segment and
-    /// should name its line (NIST: mteval dies on a segment whose references are all empty).
-    fn add_at(&self, totals: &mut Self::Totals, stats: &Self::Stats, line: Option<u64>) {
-        let _ = line;
-        self.add(totals, stats);
-    }
     /// Scores the totals: a corpus score.
     fn score(&self, totals: &Self::Totals) -> Score;
 

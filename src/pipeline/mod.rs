@@ -430,13 +430,13 @@ impl<'a> Merger<'a> {
                 }
                 self.watch.segment(line, done.flags[good]);
                 for ((m, t), stats) in self.metrics.iter().zip(&mut self.totals).zip(&done.stats) {
-                    m.accumulate(t.as_mut(), stats.as_ref(), good, Some(line));
+                    m.accumulate(t.as_mut(), stats.as_ref(), good);
                 }
                 if let Some(group) = group {
                     for ((m, t), stats) in
                         self.metrics.iter().zip(&mut group.totals).zip(&done.stats)
                     {
-                        m.accumulate(t.as_mut(), stats.as_ref(), good, Some(line));
+                        m.accumulate(t.as_mut(), stats.as_ref(), good);
                     }
                     if let Some(r) = &mut group.resampler {
                         if let Err(message) = r.add(self.metrics, &done.stats, good, line) {

@@ -377,7 +377,7 @@ impl Collector<'_> {
                 self.vectors[s][k].extend_from(v)?;
                 let (m, stats) = (&self.metrics[k].m, done.stats[s][k].as_ref());
                 for i in 0..done.good {
-                    m.accumulate(self.totals[s][k].as_mut(), stats, i, None);
+                    m.accumulate(self.totals[s][k].as_mut(), stats, i);
                 }
             }
         }

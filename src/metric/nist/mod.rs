@@ -290,7 +290,6 @@ impl Metric for Nist {
             nrefs: RefCounts::default(),
             segments: 0,
             empty_ref_segment: None,
-            empty_ref_line: None,
             nltk: (self.config.compat == NistCompat::Nltk).then(|| NltkCorpus {
                 ref_starts: vec![0],
                 block_starts: vec![0],
@@ -399,15 +398,6 @@ impl Metric for Nist {
                 }
             }
             c.block_starts.push(c.term_ends.len());
-        }
-    }
-
-    /// Also remembers the line of the first segment whose references are all empty: the
-    /// report's error (mteval dies there) names it.
-    fn add_at(&self, t: &mut NistTotals, stats: &NistStats, line: Option<u64>) {
-        self.add(t, stats);
-        if t.empty_ref_segment == Some(t.segments) {
-            t.empty_ref_line = line;
         }
     }
 

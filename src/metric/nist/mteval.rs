@@ -22,13 +22,9 @@ impl Nist {
     /// mteval's system NIST of the totals, with its parts, or why mteval gives no score.
     pub(super) fn mteval_score(&self, t: &NistTotals) -> Result<MtevalNist, String> {
         if let Some(s) = t.empty_ref_segment {
-            // The line where it is known; merged documents count segments (bad lines left out).
-            let which = match t.empty_ref_line {
-                Some(line) => format!("line {line}"),
-                None => format!("scored segment {s}"),
-            };
             return Err(format!(
-                "mteval-v13a.pl dies: Illegal division by zero ({which} has only empty references)"
+                "mteval-v13a.pl dies: Illegal division by zero (scored segment {s} has only \
+                 empty references; bad lines are not counted, the row's warning names the line)"
             ));
         }
         if t.words == 0 {

@@ -94,9 +94,6 @@ pub struct NistTotals {
     pub(super) segments: u64,
     /// 1-based number of the first segment whose references are all empty.
     pub(super) empty_ref_segment: Option<u64>,
-    /// Its input line, when it was scored here (not for merged statistics, whose documents
-    /// count segments).
-    pub(super) empty_ref_line: Option<u64>,
     pub(super) nltk: Option<NltkCorpus>,
     /// Merger scratch: table ids of the current segment's references, and of its matches.
     pub(super) ref_ids: Vec<Vec<u32>>,
