@@ -143,6 +143,12 @@ impl Pieces {
     }
 
     /// Pieces (`pieces_`) that prefix `rest`, shortest first: (id, length in bytes).
+    ///
+    /// The search stops at a NUL: `crawdad` uses U+0000 as its end-of-key marker (no piece
+    /// holds one; the trie refuses such keys), so a NUL in the text would match as the end of
+    /// the piece before it and be swallowed. SentencePiece sees an unknown character there
+    /// (sacreBLEU: `'a\x00b'` is the pieces `a`, `\x00`, `b`). Regression test:
+    /// `nul_is_an_unknown_character`.
     fn prefixes<'a>(&'a self, rest: &'a str) -> impl Iterator<Item = (u32, usize)> + 'a {
         let mut ends = rest
             .char_indices()
@@ -151,7 +157,7 @@ impl Pieces {
             .chain(std::iter::once(rest.len()));
         let (mut chars, mut byte) = (0, 0);
         self.trie
-            .common_prefix_search(rest.chars())
+            .common_prefix_search(rest.chars().take_while(|&c| c != '\0'))
             .map(move |(id, n)| {
                 while chars < n {
                     byte = ends.next().unwrap_or(rest.len());
@@ -165,7 +171,7 @@ impl Pieces {
     fn user_defined_prefix(&self, rest: &str) -> usize {
         let Some(user) = &self.user else { return 0 };
         let chars = user
-            .common_prefix_search(rest.chars())
+            .common_prefix_search(rest.chars().take_while(|&c| c != '\0'))
             .map(|(_, n)| n)
             .max()
             .unwrap_or(0);
@@ -179,6 +185,10 @@ impl Pieces {
 
     /// `pieces_.find(piece)`.
     fn find(&self, piece: &str) -> Option<u32> {
+        if piece.contains('\0') {
+            // No piece holds a NUL (see `prefixes`); crawdad would stop at it.
+            return None;
+        }
         self.trie.exact_match(piece.chars())
     }
 
