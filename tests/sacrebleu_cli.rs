@@ -505,3 +505,38 @@ fn differential_sacrebleu_cli_against_the_real_sacrebleu() {
         failures.join("\n\n")
     );
 }
+
+/// sacrebleu.py strips a `-nr N` reference line as a whole before splitting it at TABs, and the
+/// first line of several systems on stdin likewise: those fields keep their trailing white
+/// space, which chrF with `--chrf-whitespace` counts. The drop-in used to strip every field
+/// (the main command's chrF rule). Scores recorded with sacreBLEU 2.6.0's CLI:
+/// `sacrebleu refs.tsv -nr 2 -i hyp.txt -m chrf --chrf-whitespace -b` → 55.6, and
+/// `sacrebleu ref.txt -m chrf --chrf-whitespace < systems.tsv` → 83.3 and 100.0.
+#[test]
+fn sacrebleu_strips_lines_not_fields_as_sacrebleu_py_does() {
+    let dir =
+        std::env::temp_dir().join(format!("bleu-stream-sacrecli-strip-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("refs.tsv"), "a \tb\n").unwrap();
+    std::fs::write(dir.join("hyp.txt"), "a\n").unwrap();
+    std::fs::write(dir.join("ref.txt"), "a\n").unwrap();
+    let out = Cmd::new()
+        .args(["sacrebleu", "refs.tsv", "-nr", "2", "-i", "hyp.txt"])
+        .args(["-m", "chrf", "--chrf-whitespace", "-b"])
+        .current_dir(&dir)
+        .run();
+    assert_eq!(out.stdout_str(), "55.6\n", "{}", out.describe());
+    let out = Cmd::new()
+        .args(["sacrebleu", "ref.txt", "-m", "chrf", "--chrf-whitespace"])
+        .current_dir(&dir)
+        .stdin("a \ta\n")
+        .run();
+    let _ = std::fs::remove_dir_all(&dir);
+    let scores: Vec<Value> = serde_json::from_str(&out.stdout_str()).expect("JSON");
+    let chrf: Vec<&str> = scores
+        .iter()
+        .map(|s| s["chrF2"].as_str().unwrap())
+        .collect();
+    assert_eq!(chrf, ["83.3", "100.0"], "{}", out.describe());
+}

@@ -69,14 +69,18 @@ impl SbMetric {
                 let beta = u32::try_from(args.chrf_beta).map_err(|_| {
                     format!("--chrf-beta must not be negative (got {})", args.chrf_beta)
                 })?;
-                SbMetric::Chrf(Chrf::new(ChrfConfig {
-                    char_order: int(args.chrf_char_order, "--chrf-char-order")?,
-                    word_order: int(args.chrf_word_order, "--chrf-word-order")?,
-                    beta,
-                    lowercase: args.chrf_lowercase,
-                    whitespace: args.chrf_whitespace,
-                    eps_smoothing: args.chrf_eps_smoothing,
-                }))
+                SbMetric::Chrf(
+                    Chrf::new(ChrfConfig {
+                        char_order: int(args.chrf_char_order, "--chrf-char-order")?,
+                        word_order: int(args.chrf_word_order, "--chrf-word-order")?,
+                        beta,
+                        lowercase: args.chrf_lowercase,
+                        whitespace: args.chrf_whitespace,
+                        eps_smoothing: args.chrf_eps_smoothing,
+                    })
+                    // The reader strips as sacrebleu.py does, not every field (`read.rs`).
+                    .lines_as_given(),
+                )
             }
             "ter" => SbMetric::Ter(Ter::new(TerConfig {
                 normalized: args.ter_normalized,

@@ -96,6 +96,10 @@ impl Default for ChrfConfig {
 #[derive(Debug)]
 pub struct Chrf {
     config: ChrfConfig,
+    /// `rstrip` every line first (the main command: what the sacreBLEU CLI does to every line
+    /// it reads). `bleu-stream sacrebleu` reads its lines exactly as `sacrebleu.py` does and
+    /// turns this off ([`Chrf::lines_as_given`]).
+    rstrip: bool,
 }
 
 /// Statistics of one segment: the best reference's triples.
@@ -147,7 +151,20 @@ pub struct ChrfWorkspace {
 impl Chrf {
     /// A chrF metric with these settings.
     pub fn new(config: ChrfConfig) -> Chrf {
-        Chrf { config }
+        Chrf {
+            config,
+            rstrip: true,
+        }
+    }
+
+    /// Scores lines as given, without the `rstrip`: for `bleu-stream sacrebleu`, whose reader
+    /// strips exactly what `sacrebleu.py` strips. That is not every field: with `-nr N` a
+    /// reference line is stripped as a whole before it is split at TABs, so the references
+    /// before the last keep their trailing white space, and so do the systems of the first
+    /// line of standard input — which shows with `--chrf-whitespace`.
+    pub fn lines_as_given(mut self) -> Chrf {
+        self.rstrip = false;
+        self
     }
 
     /// Number of orders (character + word).
@@ -164,14 +181,20 @@ impl Chrf {
         )
     }
 
-    /// The line as sacreBLEU scores it: lowercased if asked (into `text`), `rstrip`ped.
+    /// The line as sacreBLEU scores it: lowercased if asked (into `text`), `rstrip`ped (unless
+    /// [`lines_as_given`](Chrf::lines_as_given)).
     fn prepare<'a>(&self, line: &'a str, text: &'a mut String) -> &'a str {
-        if self.config.lowercase {
+        let line = if self.config.lowercase {
             text.clear();
             py_lower_into(line, text);
-            py_rstrip(text)
+            text.as_str()
         } else {
+            line
+        };
+        if self.rstrip {
             py_rstrip(line)
+        } else {
+            line
         }
     }
 
