@@ -101,7 +101,10 @@ impl NgramIndex {
                 need < SENTINEL_LAST as usize,
                 "fewer than 2^32 - 2 n-grams per segment"
             );
-            self.succ.resize(need.max(2 * self.succ.len()), EMPTY_SUCC);
+            // Exactly: `index` asks order by order, and doubling would double what a long
+            // segment holds (reallocations only come with a segment longer than any before).
+            self.succ.reserve_exact(need - self.succ.len());
+            self.succ.resize(need, EMPTY_SUCC);
         }
     }
 
@@ -213,14 +216,18 @@ impl NgramIndex {
     /// interning new ones.
     pub fn index(&mut self, tokens: &Tokens, max_order: usize, out: &mut NgramIds) {
         out.layout(tokens.len(), max_order);
-        // At most one new id per n-gram.
-        self.reserve_ids(out.ids.len());
+        // At most one new id per n-gram, reserved order by order: what the orders before
+        // actually added is known then, so a long segment of repetitive text (few distinct
+        // n-grams) does not reserve its number of n-gram occurrences (12 bytes each: 190 MB for
+        // the 16M n-grams of a 16 MB line of one-letter words) all at once.
+        self.reserve_ids(tokens.len());
         for (i, slot) in out.ids[..tokens.len()].iter_mut().enumerate() {
             let (key, token) = tokens.key(i);
             *slot = self.intern_token(key, token);
         }
         for n in 2..=max_order {
             let (prefixes, lasts, current) = out.order_slices(n);
+            self.reserve_ids(current.len());
             for ((slot, &prefix), &last) in current.iter_mut().zip(prefixes).zip(lasts) {
                 *slot = self.intern_pair(prefix, last);
             }
@@ -385,6 +392,25 @@ mod tests {
     }
 
     use super::test_rng::Rng;
+
+    /// The id space is reserved order by order, so a long repetitive segment holds about one
+    /// slot per token, not one per n-gram occurrence (all orders): 12 bytes per occurrence was
+    /// 190 MB of a 16 MB line of one-letter words. Regression test.
+    #[test]
+    fn a_repetitive_segment_reserves_ids_for_what_it_adds() {
+        let text: Vec<&str> = (0..10_000).map(|i| ["a", "b", "c"][i * 7 % 3]).collect();
+        let t = tokens(&text.join(" "));
+        let mut index = NgramIndex::default();
+        let mut ids = NgramIds::default();
+        index.index(&t, 4, &mut ids);
+        assert!(index.num_ids() < 200, "{} ids", index.num_ids());
+        assert!(
+            index.succ.len() <= t.len() + 200,
+            "{} successor slots for {} tokens",
+            index.succ.len(),
+            t.len()
+        );
+    }
 
     #[test]
     fn clipped_matches_equal_naive_counting() {
