@@ -419,12 +419,10 @@ fn usage_and_file_errors() {
     assert_eq!(out.code, Some(2));
     // A directory among the files is refused before any row, as a missing file is (it used to
     // fail at its first read, after the rows of the files before it). Regression test.
-    let dir = std::env::temp_dir();
-    let file = dir.join(format!("bleu-stream-dir-test-{}.tsv", std::process::id()));
-    std::fs::write(&file, "a b\ta b\n").unwrap();
-    let (f, d) = (file.to_str().unwrap(), dir.to_str().unwrap());
-    let out = run(&[f, d, f], "");
-    std::fs::remove_file(&file).unwrap();
+    let dir = crate::util::TempDir::new("dir-input");
+    let f = dir.file_str("a.tsv", "a b\ta b\n");
+    let d = dir.path().to_str().unwrap();
+    let out = run(&[&f, d, &f], "");
     assert_eq!(out.code, Some(1), "{}", out.describe());
     assert!(out.stdout.is_empty(), "{}", out.describe());
     assert_eq!(

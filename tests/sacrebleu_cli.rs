@@ -19,7 +19,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 use crate::util::{
-    eprint_whole, read_jsonl, sacrebleu_vectors, shared_or_skip, wmt22_dir, Cmd, Output, BIN,
+    eprint_whole, read_jsonl, sacrebleu_vectors, shared_or_skip, wmt22_dir, Cmd, Output, TempDir,
+    BIN,
 };
 
 fn fixtures() -> PathBuf {
@@ -514,25 +515,21 @@ fn differential_sacrebleu_cli_against_the_real_sacrebleu() {
 /// `sacrebleu ref.txt -m chrf --chrf-whitespace < systems.tsv` → 83.3 and 100.0.
 #[test]
 fn sacrebleu_strips_lines_not_fields_as_sacrebleu_py_does() {
-    let dir =
-        std::env::temp_dir().join(format!("bleu-stream-sacrecli-strip-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    std::fs::write(dir.join("refs.tsv"), "a \tb\n").unwrap();
-    std::fs::write(dir.join("hyp.txt"), "a\n").unwrap();
-    std::fs::write(dir.join("ref.txt"), "a\n").unwrap();
+    let dir = TempDir::new("sacrecli-strip");
+    dir.file("refs.tsv", "a \tb\n");
+    dir.file("hyp.txt", "a\n");
+    dir.file("ref.txt", "a\n");
     let out = Cmd::new()
         .args(["sacrebleu", "refs.tsv", "-nr", "2", "-i", "hyp.txt"])
         .args(["-m", "chrf", "--chrf-whitespace", "-b"])
-        .current_dir(&dir)
+        .current_dir(dir.path())
         .run();
     assert_eq!(out.stdout_str(), "55.6\n", "{}", out.describe());
     let out = Cmd::new()
         .args(["sacrebleu", "ref.txt", "-m", "chrf", "--chrf-whitespace"])
-        .current_dir(&dir)
+        .current_dir(dir.path())
         .stdin("a \ta\n")
         .run();
-    let _ = std::fs::remove_dir_all(&dir);
     let scores: Vec<Value> = serde_json::from_str(&out.stdout_str()).expect("JSON");
     let chrf: Vec<&str> = scores
         .iter()
