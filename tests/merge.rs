@@ -1788,25 +1788,14 @@ fn merge_without_a_score_fails_as_one_run_does() {
         let doc = run(&emit, input.to_vec());
         doc.assert_success();
         let file = dir.file(&format!("{name}.json"), &doc.stdout);
+        let why = one.stderr_str();
+        let why = why
+            .lines()
+            .find(|l| l.contains("error: "))
+            .expect("a reason");
+        let why = why.split_once("error: ").expect("a reason").1;
         for merge_args in [&["-b"][..], &["--fail-under", "1"][..]] {
-            let merged = merge(merge_args, &[&file]);
-            assert_eq!(
-                merged.code,
-                Some(1),
-                "{name} {merge_args:?}: {}",
-                merged.describe()
-            );
-            assert!(merged.stdout.is_empty(), "{name}: {}", merged.describe());
-            let why = one.stderr_str();
-            let why = why
-                .lines()
-                .find(|l| l.contains("error:"))
-                .expect("a reason");
-            assert!(
-                merged.stderr_str().contains(why),
-                "{name} {merge_args:?}: one run says {why:?}; {}",
-                merged.describe()
-            );
+            assert_refused(&merge(merge_args, &[&file]), 1, &[why]);
         }
     }
 }

@@ -102,7 +102,8 @@ impl NgramIndex {
                 "fewer than 2^32 - 2 n-grams per segment"
             );
             // Exactly: `index` asks order by order, and doubling would double what a long
-            // segment holds (reallocations only come with a segment longer than any before).
+            // segment holds. The array is kept between segments, so it grows only while a
+            // segment adds more ids than any before (at most once per order).
             self.succ.reserve_exact(need - self.succ.len());
             self.succ.resize(need, EMPTY_SUCC);
         }
