@@ -190,7 +190,7 @@ impl Groups {
                 let stats = p
                     .get("stats")
                     .ok_or_else(|| format!("group {key_text}: {} statistics missing", m.key()))?;
-                saved::same_segments(m.key(), stats, segments)
+                saved::same_segments(m.as_ref(), stats, segments)
                     .map_err(|e| format!("group {key_text}: {e}"))?;
                 m.merge_saved(t.as_mut(), stats)
                     .map_err(|e| format!("group {key_text}: {e}"))?;

@@ -392,7 +392,7 @@ impl Merged {
             let stats = part
                 .get("stats")
                 .ok_or_else(|| format!("{} statistics missing", m.key()))?;
-            crate::metric::saved::same_segments(m.key(), stats, h.segments)?;
+            crate::metric::saved::same_segments(m.as_ref(), stats, h.segments)?;
             m.merge_saved(t.as_mut(), stats)?;
         }
         self.segments = saved::add_count(self.segments, h.segments, "segments")?;

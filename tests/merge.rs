@@ -1864,4 +1864,41 @@ fn segment_counts_that_contradict_the_statistics_are_refused() {
     );
     let good = dir.file("good.json", doc.stdout.as_slice());
     merge(&[], &[good]).assert_success();
+    // BLEU, chrF and GLEU keep no count of their own: a document of no segments must hold the
+    // statistics of none.
+    let counted = run(
+        &strings(&["-m", "bleu,chrf,gleu", "--emit", "stats"]),
+        input.clone(),
+    );
+    counted.assert_success();
+    let text = counted.stdout_str();
+    let zeroed = text.replace("\"segments\":2,", "\"segments\":0,");
+    assert_ne!(zeroed, text, "the header's layout changed: {text}");
+    assert_refused(
+        &merge(&[], &[dir.file("zeroed.json", zeroed.as_bytes())]),
+        2,
+        &["bleu statistics of scored segments where the document counts none"],
+    );
+    // …while a real document of no segments (only bad lines, or no line) merges.
+    for input in [&b""[..], b"only one field\n"] {
+        let empty = run(
+            &strings(&["-m", "bleu,chrf,gleu,ter,nist", "--emit", "stats"]),
+            input.to_vec(),
+        );
+        empty.assert_success();
+        merge(&[], &[dir.file("empty.json", empty.stdout.as_slice())]).assert_success();
+    }
+    // TER's `exact` promises a ref_length in steps of 1/1024 (what merges add without rounding).
+    let ter = run(
+        &strings(&["--refs", "1", "-m", "ter", "--emit", "stats"]),
+        input,
+    );
+    let text = ter.stdout_str();
+    let inexact = text.replace("\"ref_length\":8.0,", "\"ref_length\":8.3,");
+    assert_ne!(inexact, text, "TER's saved form changed: {text}");
+    assert_refused(
+        &merge(&[], &[dir.file("inexact.json", inexact.as_bytes())]),
+        2,
+        &["ref_length 8.3 is marked exact"],
+    );
 }

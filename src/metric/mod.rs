@@ -184,16 +184,34 @@ pub mod saved {
         }
     }
 
-    /// Checks that a metric's statistics that count their own segments (TER, NIST, NLTK
-    /// BLEU save a `"segments"` field) count as many as the document (or group) they belong to:
-    /// one run adds every scored segment to every metric, so a difference is a forged or
-    /// corrupt document, whose report would show counts that do not belong together.
-    pub fn same_segments(key: &str, stats: &Value, segments: u64) -> Result<(), String> {
+    /// Checks that a metric's statistics agree with the segment count of the document (or
+    /// group) they belong to, as one run's always do:
+    ///
+    /// * statistics that count their own segments (TER, NIST, NLTK BLEU save a `"segments"`
+    ///   field) count as many: one run adds every scored segment to every metric;
+    /// * a count of no segments comes with the statistics of none (`metric`'s empty totals):
+    ///   BLEU, chrF and the others keep no count of their own, and their sums over no segment
+    ///   are all zero.
+    ///
+    /// A difference is a forged or corrupt document, whose report would show counts that do
+    /// not belong together (a score "over 0 segments").
+    pub fn same_segments(
+        metric: &dyn super::dynamic::DynMetric,
+        stats: &Value,
+        segments: u64,
+    ) -> Result<(), String> {
+        let key = metric.key();
         match stats.get("segments") {
             Some(n) if n.as_u64() != Some(segments) => Err(format!(
                 "inconsistent statistics: {key} counts {n} segments where the document counts \
                  {segments}"
             )),
+            _ if segments == 0 && *stats != metric.save_totals(metric.new_totals().as_ref()) => {
+                Err(format!(
+                    "inconsistent statistics: {key} statistics of scored segments where the \
+                     document counts none"
+                ))
+            }
             _ => Ok(()),
         }
     }

@@ -330,6 +330,16 @@ impl Metric for Ter {
         if !(o.ref_length.is_finite() && o.ref_length >= 0.0) {
             return Err("TER statistics: ref_length is not a non-negative number".to_owned());
         }
+        // One run keeps `exact` only while every average length is a multiple of 1/1024 and
+        // the sum stays below 2^40 (`add`), so its sum is such a multiple too.
+        if o.exact && !((o.ref_length * EXACT_QUANTUM).fract() == 0.0 && o.ref_length < EXACT_LIMIT)
+        {
+            return Err(format!(
+                "TER statistics: ref_length {} is marked exact, but no sum of average lengths \
+                 in steps of 1/1024 below 2^40 is",
+                o.ref_length
+            ));
+        }
         let parts = o
             .insertions
             .checked_add(o.deletions)
