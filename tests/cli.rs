@@ -1141,3 +1141,65 @@ fn a_failed_write_to_stdout_is_exit_status_1_with_one_error_line() {
         );
     }
 }
+
+/// `--lowercase` reaches every metric (audit 2026-11-26: nltk-chrf and nist with split tokens
+/// accepted it and scored the original case). Expected values are NLTK 3.10.4 on the
+/// `str.lower()` strings: `sentence_chrf('abc def', 'abc def')` = 1.0 (0.0888… without
+/// lowercasing) and `sentence_nist([['a', …, 'f']], ['a', …, 'f'])` = 2.584962500721156 (the
+/// upper-case hypothesis matches nothing otherwise).
+#[test]
+fn lowercase_applies_to_nltk_chrf_and_split_nist() {
+    let cases: [(&[&str], &str, &str, &str); 2] = [
+        (
+            &["-m", "nltk-chrf"],
+            "ABC Def\tabc def\n",
+            "1.00000000000000000",
+            "NLTK-chrF signature: nrefs:1|case:lc|",
+        ),
+        (
+            &[
+                "-m",
+                "nist",
+                "--nist-compat",
+                "nltk",
+                "--nist-tokenize",
+                "none",
+            ],
+            "A B C D E F\ta b c d e f\n",
+            "2.58496250072115608",
+            "NLTK-NIST signature: nrefs:1|case:lc|tok:split|",
+        ),
+    ];
+    for (args, input, lowered, signature) in cases {
+        let plain = run(&[args, &["-w", "17"]].concat(), input);
+        plain.assert_success();
+        assert_ne!(
+            plain.stdout_str().trim(),
+            lowered,
+            "{args:?} ignores case already?"
+        );
+        assert!(
+            plain
+                .stderr_str()
+                .contains(&signature.replace("case:lc", "case:mixed")),
+            "{}",
+            plain.stderr_str()
+        );
+        let out = run(&[args, &["-w", "17", "--lowercase"]].concat(), input);
+        out.assert_success();
+        assert_eq!(out.stdout_str().trim(), lowered, "{args:?}");
+        assert!(out.stderr_str().contains(signature), "{}", out.stderr_str());
+    }
+    // mteval's own tokenization folds case itself; its -c keeps case whatever -l says, and
+    // the signature says so.
+    let kept = run(
+        &["-m", "mteval-bleu", "--case-sensitive", "--lowercase"],
+        "A B C D\ta b c d\n",
+    );
+    kept.assert_success();
+    assert!(
+        kept.stderr_str().contains("case:mixed"),
+        "{}",
+        kept.stderr_str()
+    );
+}

@@ -1,7 +1,7 @@
 //! `bleu-stream sacrebleu …` (issue 18, part A): the same standard output, exit status and —
 //! where sacreBLEU writes no Python traceback — standard error as `sacrebleu` 2.6.0.
 //!
-//! * Per feature, self-contained: the 48 command lines of `tests/data/sacrebleu_cli/cases.jsonl`
+//! * Per feature, self-contained: the 66 command lines of `tests/data/sacrebleu_cli/cases.jsonl`
 //!   (recorded from the real `sacrebleu` by `generate.py` in that folder, on 40-line WMT22
 //!   excerpts), grouped by the feature they exercise; plus the link trick (a link named
 //!   `sacrebleu` to the binary).
@@ -383,6 +383,13 @@ fn random_case(p: &mut Pick, dir: &Path, work: &Path) -> (Vec<String>, Option<St
         );
         if p.chance(50) {
             argv.extend(["-cw".into(), p.one(&["1", "2"]).into()]);
+        }
+        // sacreBLEU squares a negative beta, and fails on a corpus chrF of no order at all.
+        if p.chance(25) {
+            argv.extend(["--chrf-beta".into(), p.one(&["-1", "0", "3"]).into()]);
+        }
+        if p.chance(10) {
+            argv.extend(["-cc".into(), "0".into()]);
         }
     }
     if chosen.contains(&"ter") && p.chance(40) {

@@ -24,6 +24,7 @@ use crate::input::{RefCounts, Segment};
 use crate::ngram::{overlap, CharNgrams, CountTables, NgramIds, NgramIndex, SortedNgrams, Spaces};
 use crate::tokenize::mteval::is_perl_whitespace;
 use crate::tokenize::Tokens;
+use crate::unicode::py_lower_into;
 
 /// NLTK's chrF epsilon: the value of an order with no overlap or a too-short string (Q18).
 const EPS: f64 = 1e-16;
@@ -91,6 +92,10 @@ pub struct NltkChrfConfig {
     pub max_len: usize,
     pub beta: Beta,
     pub ignore_whitespace: bool,
+    /// Python `str.lower()` of both sides first (`--lowercase`; NLTK has no case option, so
+    /// this is `sentence_chrf(ref.lower(), hyp.lower())`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lowercase: bool,
 }
 
 impl Default for NltkChrfConfig {
@@ -100,6 +105,7 @@ impl Default for NltkChrfConfig {
             max_len: 6,
             beta: Beta::Float(3.0),
             ignore_whitespace: true,
+            lowercase: false,
         }
     }
 }
@@ -148,6 +154,9 @@ pub struct NltkChrfWorkspace {
     hyp_points: Vec<u32>,
     ref_points: Vec<u32>,
     sorted: SortedNgrams,
+    /// The lowercased hypothesis and reference (`--lowercase`).
+    lower_hyp: String,
+    lower_ref: String,
 }
 
 /// A segment whose hypothesis and reference together exceed this many bytes has orders too long
@@ -353,7 +362,8 @@ impl NltkChrf {
     fn signature(&self, nrefs: &str) -> String {
         let c = &self.config;
         format!(
-            "nrefs:{nrefs}|min:{}|max:{}|beta:{}|space:{}|nltk:{NLTK_VERSION}",
+            "nrefs:{nrefs}|case:{}|min:{}|max:{}|beta:{}|space:{}|nltk:{NLTK_VERSION}",
+            if c.lowercase { "lc" } else { "mixed" },
             c.min_len,
             c.max_len,
             c.beta.repr(),
@@ -420,8 +430,9 @@ impl Registered for NltkChrf {
     const SUMMARY: &'static str = "NLTK 3.10.4 chrF";
     type Args = NltkChrfArgs;
 
-    fn config_from_args(_: &CommonArgs, args: NltkChrfArgs) -> Result<NltkChrfConfig, String> {
+    fn config_from_args(common: &CommonArgs, args: NltkChrfArgs) -> Result<NltkChrfConfig, String> {
         Ok(NltkChrfConfig {
+            lowercase: common.lowercase,
             min_len: args.nltk_chrf_min_len as usize,
             max_len: args.nltk_chrf_max_len as usize,
             beta: Beta::parse(&args.nltk_chrf_beta)
@@ -455,8 +466,23 @@ impl Metric for NltkChrf {
 
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut NltkChrfWorkspace) -> NltkChrfStats {
         let reference = segment.refs.first().map_or("", |r| &**r);
+        let fscores = if self.config.lowercase {
+            let (mut hyp, mut reference_lc) = (
+                std::mem::take(&mut ws.lower_hyp),
+                std::mem::take(&mut ws.lower_ref),
+            );
+            hyp.clear();
+            py_lower_into(&segment.hyp, &mut hyp);
+            reference_lc.clear();
+            py_lower_into(reference, &mut reference_lc);
+            let fscores = self.fscores(&hyp, &reference_lc, ws);
+            (ws.lower_hyp, ws.lower_ref) = (hyp, reference_lc);
+            fscores
+        } else {
+            self.fscores(&segment.hyp, reference, ws)
+        };
         NltkChrfStats {
-            fscores: self.fscores(&segment.hyp, reference, ws),
+            fscores,
             nrefs: segment.refs.len(),
         }
     }

@@ -20,7 +20,12 @@ pub struct CommonArgs {
           value_parser = clap::builder::PossibleValuesParser::new(Tokenizer::NAMES))]
     pub tokenize: Option<String>,
 
-    /// Lowercase hypotheses and references before tokenizing (sacreBLEU -lc).
+    /// Lowercase hypotheses and references before tokenizing (sacreBLEU -lc): Python
+    /// str.lower() for bleu, chrf, nltk-bleu, nltk-chrf, gleu and nist with --nist-tokenize
+    /// none; Perl lc for multi-bleu. ter, and nist and mteval-bleu with mteval's tokenization,
+    /// fold case themselves unless their own --ter-case-sensitive or --case-sensitive keeps it,
+    /// whatever -l says (as sacreBLEU's -lc leaves TER alone). Each signature's case: field
+    /// says which.
     #[arg(short, long, visible_alias = "lc")]
     pub lowercase: bool,
 

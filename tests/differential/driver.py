@@ -327,12 +327,19 @@ def nltk_cgn_case(rng, cid):
             str(chrf_max), "--nltk-chrf-beta", beta]
     if keep_ws:
         args.append("--nltk-chrf-whitespace")
+    # --lowercase: NLTK has no case option; it is str.lower() of both sides first.
+    lower = rng.random() < 0.25
+    if lower:
+        args.append("--lowercase")
     chrf_kw = dict(min_len=chrf_min, max_len=chrf_max, beta=python_number(beta),
                    ignore_whitespace=not keep_ws)
 
+    def lc(text):
+        return text.lower() if lower else text
+
     # bleu-stream drops null references; NLTK's chrF takes one reference: the first present one.
-    present = [[r for r in s["refs"] if r is not None] for s in segs]
-    hyps = [s["hyp"] for s in segs]
+    present = [[lc(r) for r in s["refs"] if r is not None] for s in segs]
+    hyps = [lc(s["hyp"]) for s in segs]
     ref_tokens = [[r.split() for r in refs] for refs in present]
     hyp_tokens = [h.split() for h in hyps]
 

@@ -13,8 +13,32 @@ use super::args::Args;
 /// One metric of `-m`, with its settings.
 pub enum SbMetric {
     Bleu(Bleu),
-    Chrf(Chrf),
+    Chrf(Chrf, ChrfGiven),
     Ter(Ter),
+}
+
+/// chrF's `--chrf-beta` as given: sacreBLEU squares it, so a negative beta scores as its
+/// absolute value (the engine's), yet names the score as given (`chrF-1`).
+#[derive(Clone, Copy, Debug)]
+pub struct ChrfGiven {
+    pub beta: i64,
+    pub word_order: usize,
+    /// Neither a character nor a word order (`-cc 0 -cw 0`).
+    pub no_order: bool,
+}
+
+impl ChrfGiven {
+    /// sacreBLEU's `CHRF.__init__` name: `f"chrF{beta}" + "+" * word_order`.
+    pub fn name(&self) -> String {
+        format!("chrF{}{}", self.beta, "+".repeat(self.word_order))
+    }
+
+    /// Whether sacreBLEU's corpus score fails: with no order at all every statistics list is
+    /// empty, and `sum_of_lists` indexes the first element (`IndexError`); sentence scores
+    /// never sum, so `-sl` scores 0.0.
+    pub fn has_no_order(&self) -> bool {
+        self.no_order
+    }
 }
 
 /// Per-segment statistics, as sacreBLEU's lists (`[hyp_len, ref_len, matches…, totals…]`,
@@ -48,6 +72,8 @@ impl SbMetric {
     /// `METRICS[name](**metric_args)`. `tokenizer` is the resolved `-tok` (already mapped
     /// through the tokenizer registry by the caller).
     pub fn new(name: &str, args: &Args, tokenizer: Tokenizer) -> Result<SbMetric, String> {
+        // A negative order is accepted by sacreBLEU and scores with the first `-cc + -cw`
+        // orders' statistics (its `range(self.order)`), a quirk not reproduced (README).
         let int = |v: i64, what: &str| -> Result<usize, String> {
             usize::try_from(v).map_err(|_| format!("{what} must not be negative (got {v})"))
         };
@@ -66,13 +92,25 @@ impl SbMetric {
                 }))
             }
             "chrf" => {
-                let beta = u32::try_from(args.chrf_beta).map_err(|_| {
-                    format!("--chrf-beta must not be negative (got {})", args.chrf_beta)
+                let beta = u32::try_from(args.chrf_beta.unsigned_abs()).map_err(|_| {
+                    format!(
+                        "--chrf-beta {}: beyond what bleu-stream supports",
+                        args.chrf_beta
+                    )
                 })?;
+                let (char_order, word_order) = (
+                    int(args.chrf_char_order, "--chrf-char-order")?,
+                    int(args.chrf_word_order, "--chrf-word-order")?,
+                );
+                let given = ChrfGiven {
+                    beta: args.chrf_beta,
+                    word_order,
+                    no_order: char_order + word_order == 0,
+                };
                 SbMetric::Chrf(
                     Chrf::new(ChrfConfig {
-                        char_order: int(args.chrf_char_order, "--chrf-char-order")?,
-                        word_order: int(args.chrf_word_order, "--chrf-word-order")?,
+                        char_order,
+                        word_order,
                         beta,
                         lowercase: args.chrf_lowercase,
                         whitespace: args.chrf_whitespace,
@@ -80,6 +118,7 @@ impl SbMetric {
                     })
                     // The reader strips as sacrebleu.py does, not every field (`read.rs`).
                     .lines_as_given(),
+                    given,
                 )
             }
             "ter" => SbMetric::Ter(Ter::new(TerConfig {
@@ -114,7 +153,7 @@ impl SbMetric {
                 .iter()
                 .map(|&c| c as f64)
                 .collect(),
-            SbMetric::Chrf(m) => m
+            SbMetric::Chrf(m, _) => m
                 .stats(hyp, refs, &mut ws.chrf)
                 .counts
                 .iter()
@@ -151,10 +190,10 @@ impl SbMetric {
                     verbose: s.details().trim_start().to_owned(),
                 }
             }
-            SbMetric::Chrf(m) => {
+            SbMetric::Chrf(m, given) => {
                 let ints: Vec<u64> = stats.iter().map(|&v| v as u64).collect();
                 SbScore {
-                    name: m.name(),
+                    name: given.name(),
                     score: m.f_score(&ints),
                     verbose: String::new(),
                 }
@@ -172,7 +211,7 @@ impl SbMetric {
     fn fields(&self) -> Vec<(&'static str, String)> {
         let long = match self {
             SbMetric::Bleu(m) => m.signature("0", self.effective_order()),
-            SbMetric::Chrf(m) => m.signature("0"),
+            SbMetric::Chrf(m, _) => m.signature("0"),
             SbMetric::Ter(m) => m.signature("0"),
         };
         long.split('|')
@@ -204,7 +243,7 @@ impl SbMetric {
                 (_, "case") => "c",
                 (_, "eff") => "e",
                 (SbMetric::Bleu(_), "smooth") => "s",
-                (SbMetric::Chrf(_), "space") => "s",
+                (SbMetric::Chrf(..), "space") => "s",
                 (SbMetric::Ter(_), "tok") => "t",
                 (SbMetric::Ter(_), "norm") => "nr",
                 (SbMetric::Ter(_), "punct") => "pn",

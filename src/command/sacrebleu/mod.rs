@@ -468,6 +468,15 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
         }
         return Ok(());
     }
+    // Every corpus score (plain, --confidence, paired) sums the statistics lists first.
+    if metrics
+        .iter()
+        .any(|(_, m)| matches!(m, SbMetric::Chrf(_, given) if given.has_no_order()))
+    {
+        return Err(crash(
+            "IndexError: list index out of range (chrF with neither a character nor a word n-gram order: sacreBLEU's sum_of_lists indexes an empty statistics list)",
+        ));
+    }
 
     // `SACREBLEU_FORMAT` overrides `-f` when it names a format.
     let env_format = std::env::var("SACREBLEU_FORMAT")
@@ -675,7 +684,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
 fn metric_key(m: &SbMetric) -> String {
     match m {
         SbMetric::Bleu(_) => "BLEU".into(),
-        SbMetric::Chrf(c) => c.name(),
+        SbMetric::Chrf(_, given) => given.name(),
         SbMetric::Ter(_) => "TER".into(),
     }
 }

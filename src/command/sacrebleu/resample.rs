@@ -77,7 +77,7 @@ impl SbMetric {
                     c.corpus_effective_order,
                 ))
             }
-            SbMetric::Chrf(m) => float32::chrf(sums, Metric::config(m)),
+            SbMetric::Chrf(m, _) => float32::chrf(sums, Metric::config(m)),
             SbMetric::Ter(_) => float32::ter(sums),
         }
     }

@@ -148,6 +148,10 @@ pub struct NistConfig {
     /// N: the highest n-gram order (mteval: 5; NLTK's `n`).
     pub order: usize,
     pub compat: NistCompat,
+    /// Python `str.lower()` before [`NistTokenize::Split`] (`--lowercase`); mteval's own
+    /// tokenization folds case itself unless `--case-sensitive`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lowercase: bool,
 }
 
 impl Default for NistConfig {
@@ -156,6 +160,7 @@ impl Default for NistConfig {
             tokenize: NistTokenize::Mteval(MtevalTokenizer::default()),
             order: DEFAULT_ORDER,
             compat: NistCompat::Mteval,
+            lowercase: false,
         }
     }
 }
@@ -187,7 +192,7 @@ impl Nist {
         let c = &self.config;
         let (case, tok) = match c.tokenize {
             NistTokenize::Mteval(t) => (if t.case_sensitive { "mixed" } else { "lc" }, t.name()),
-            NistTokenize::Split => ("mixed", "split"),
+            NistTokenize::Split => (if c.lowercase { "lc" } else { "mixed" }, "split"),
         };
         let version = match c.compat {
             NistCompat::Mteval => "mteval:v13a".to_owned(),
@@ -212,9 +217,14 @@ impl Registered for Nist {
     const SUMMARY: &'static str = "mteval-v13a.pl NIST (or NLTK corpus_nist)";
     type Args = NistArgs;
 
+    /// `--lowercase` lowercases the text before split tokens (`--nist-tokenize none`); mteval's
+    /// tokenization folds case itself, and its own `--case-sensitive` keeps it (as sacreBLEU's
+    /// `-lc` leaves TER to `--ter-case-sensitive`): the signature's `case:` says which.
     fn config_from_args(common: &CommonArgs, args: NistArgs) -> Result<NistConfig, String> {
+        let split = args.nist_tokenize == "none";
         Ok(NistConfig {
-            tokenize: if args.nist_tokenize == "none" {
+            lowercase: split && common.lowercase,
+            tokenize: if split {
                 NistTokenize::Split
             } else {
                 NistTokenize::Mteval(MtevalTokenizer {
@@ -536,6 +546,7 @@ mod tests {
             tokenize: NistTokenize::Split,
             order: 3,
             compat: NistCompat::Nltk,
+            lowercase: false,
         };
         let nist = Nist::new(config);
         let pairs: &[(&str, &[&str])] = &[

@@ -6,6 +6,7 @@ use crate::ngram::bitparallel::{self, BitParallel, DistinctMatch};
 use crate::ngram::{NgramIds, NgramIndex, ABSENT};
 use crate::tokenize::mteval::MtevalScratch;
 use crate::tokenize::Tokens;
+use crate::unicode::py_lower_into;
 
 use smallvec::SmallVec;
 
@@ -95,6 +96,8 @@ impl NistStats {
 #[derive(Default)]
 pub struct NistWorkspace {
     pub(super) scratch: MtevalScratch,
+    /// The lowercased line (`--lowercase` with split tokens).
+    pub(super) lower: String,
     pub(super) hyp: Tokens,
     pub(super) refs: Vec<Tokens>,
     pub(super) index: NgramIndex,
@@ -116,12 +119,24 @@ pub struct NistWorkspace {
 }
 
 impl Nist {
-    pub(super) fn tokenize(&self, line: &str, scratch: &mut MtevalScratch, out: &mut Tokens) {
+    pub(super) fn tokenize(
+        &self,
+        line: &str,
+        scratch: &mut MtevalScratch,
+        lower: &mut String,
+        out: &mut Tokens,
+    ) {
         match self.config.tokenize {
             NistTokenize::Mteval(tok) => tok.tokenize(line, scratch, out),
             NistTokenize::Split => {
                 out.clear();
-                out.extend_split(line);
+                if self.config.lowercase {
+                    lower.clear();
+                    py_lower_into(line, lower);
+                    out.extend_split(lower);
+                } else {
+                    out.extend_split(line);
+                }
             }
         }
     }
@@ -130,13 +145,13 @@ impl Nist {
     pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut NistWorkspace) -> NistStats {
         let n_max = self.config.order;
         let nrefs = refs.len();
-        self.tokenize(hyp, &mut ws.scratch, &mut ws.hyp);
+        self.tokenize(hyp, &mut ws.scratch, &mut ws.lower, &mut ws.hyp);
         if ws.refs.len() < nrefs {
             ws.refs.resize_with(nrefs, Tokens::default);
             ws.ref_ids.resize_with(nrefs, NgramIds::default);
         }
         for (r, out) in refs.iter().zip(&mut ws.refs) {
-            self.tokenize(r, &mut ws.scratch, out);
+            self.tokenize(r, &mut ws.scratch, &mut ws.lower, out);
         }
         let mut stats = match bitparallel::mask_bits(&ws.hyp, &ws.refs[..nrefs], n_max) {
             Some(bits) => self.one_reference_stats(ws, bits),
@@ -437,6 +452,7 @@ mod tests {
                 tokenize: NistTokenize::Split,
                 order,
                 compat: NistCompat::Nltk,
+                lowercase: false,
             });
             let fast = nist.stats(&hyp, &[&reference], &mut ws);
             assert!(
@@ -477,6 +493,7 @@ mod tests {
                 tokenize: NistTokenize::Split,
                 order,
                 compat: NistCompat::Nltk,
+                lowercase: false,
             });
             let ref_lines: Vec<String> = refs.iter().map(|r| r.join(" ")).collect();
             let ref_strs: Vec<&str> = ref_lines.iter().map(String::as_str).collect();

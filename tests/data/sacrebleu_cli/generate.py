@@ -49,6 +49,11 @@ CASES = [
     ("errors", ["refA.txt", "-i", "sysZH.txt"], None, {}),
     ("errors", ["-i", "sysA.txt"], None, {}),
     ("errors", ["refA.txt", "-sl", "-m", "bleu", "chrf"], "sysA.txt", {}),
+    # No chrF order at all: the corpus statistics are empty lists (IndexError); rows are 0.0.
+    ("errors", ["refA.txt", "-m", "chrf", "-cc", "0", "-f", "text"], "sysA.txt", {}),
+    ("sentence", ["refA.txt", "-sl", "-m", "chrf", "-cc", "0", "-cw", "0"], "sysA.txt", {}),
+    # A negative beta is squared; the name keeps its sign.
+    ("output", ["refA.txt", "-m", "chrf", "--chrf-beta", "-1", "-cw", "2", "-f", "text"], "sysA.txt", {}),
     ("errors", ["refA.txt", "-i", "sysA.txt", "sysB.txt", "--confidence"], None, {}),
     ("errors", ["refA.txt", "-i", "sysA.txt", "--paired-bs"], None, {}),
     ("errors", ["refA.txt", "-i", "sysA.txt", "sysA.txt"], None, {}),
