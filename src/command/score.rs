@@ -135,7 +135,18 @@ fn check_outputs(config: &Config) -> Result<(), String> {
         .into_iter()
         .flatten()
     {
-        report_file::check(path)?;
+        report_file::probe(path)?;
+    }
+    let named: Vec<(&str, &Path)> = [
+        ("-o", &config.output),
+        ("--report-file", &config.report_file),
+        ("--prometheus", &config.prometheus),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| path.as_deref().map(|p| (flag, p)))
+    .collect();
+    if let Some(message) = report_file::clashing_outputs(&named) {
+        return Err(message);
     }
     let outputs: Vec<&Path> = [&config.output, &config.report_file, &config.prometheus]
         .into_iter()

@@ -7,12 +7,16 @@
 //!   (`tempfile::NamedTempFile`): a symlink or file planted at a guessable name is never opened
 //!   or followed, a name already taken is simply skipped;
 //! * it gets the permission bits of the file it replaces (a 0600 report stays 0600; a new one
-//!   gets 0666 less the umask, as `>` would), is `fsync`ed, then renamed over PATH, so that a
-//!   reader sees the old report or the new one, never half of one, even after a crash;
+//!   gets 0666 less the umask, as `>` would), and its owner and group as far as the process
+//!   may set them (root: both; others: a group they belong to), so that a collector reading
+//!   the file through its group keeps reading it; it is `fsync`ed, then renamed over PATH, so
+//!   that a reader sees the old report or the new one, never half of one, even after a crash;
 //! * PATH itself must be a regular file (or a symlink, which the rename replaces, or absent):
 //!   a FIFO, device, socket or directory there is refused, not replaced;
-//! * an output that is the same file as an input is refused before anything is written
-//!   ([`same_file`]).
+//! * before the run, the directory must take a temporary file ([`probe`]): a report that could
+//!   never be written is a usage error at once, not a warning after the whole input was read;
+//! * an output that is the same file as an input, or as another output, is refused before
+//!   anything is written ([`same_file`], [`clashing_outputs`]).
 
 #[cfg(unix)]
 use std::fs::Permissions;
@@ -89,6 +93,25 @@ fn describe(kind: &fs::FileType) -> &'static str {
     }
 }
 
+/// Checks once, before the run, that a report file can be created next to `path` (the
+/// directory exists and takes a new file): creates and removes a temporary file there.
+pub fn probe(path: &Path) -> Result<(), String> {
+    check(path)?;
+    let dir = dir_of(path);
+    tempfile::Builder::new()
+        .prefix(".bleu-stream-probe.")
+        .tempfile_in(dir)
+        .map(drop)
+        .map_err(|e| {
+            format!(
+                "{}: cannot create a file in {}: {}",
+                path.display(),
+                dir.display(),
+                io_message(&e)
+            )
+        })
+}
+
 /// Replaces `path` with `contents` atomically (see the module documentation).
 pub fn replace(path: &Path, contents: &[u8]) -> io::Result<()> {
     // Checked again at every report: what sits at PATH may have changed since the start.
@@ -101,22 +124,37 @@ pub fn replace(path: &Path, contents: &[u8]) -> io::Result<()> {
     prefix.push(".");
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).suffix(".tmp");
+    // The metadata of the report being replaced (following a link, as the mode always did).
+    #[cfg(unix)]
+    let old = fs::metadata(path).ok().filter(fs::Metadata::is_file);
     #[cfg(unix)]
     let mode = {
         use std::os::unix::fs::PermissionsExt;
-        let mode = fs::metadata(path)
-            .ok()
-            .filter(fs::Metadata::is_file)
-            .map(|m| m.permissions().mode() & 0o7777);
+        let mode = old.as_ref().map(|m| m.permissions().mode() & 0o7777);
         // Created with at most the final bits (never more readable than the report it
         // replaces), then set to exactly them below (the umask may have taken some away).
         builder.permissions(Permissions::from_mode(mode.unwrap_or(0o666)));
         mode
     };
-    let mut tmp = builder.tempfile_in(dir_of(path))?;
+    let dir = dir_of(path);
+    let mut tmp = builder.tempfile_in(dir).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "cannot create a temporary file in {}: {}",
+                dir.display(),
+                io_message(&e)
+            ),
+        )
+    })?;
+    #[cfg(unix)]
+    if let Some(old) = &old {
+        keep_owner(tmp.as_file(), old);
+    }
     #[cfg(unix)]
     if let Some(mode) = mode {
         use std::os::unix::fs::PermissionsExt;
+        // After the owner: changing the owner may clear set-id bits.
         tmp.as_file()
             .set_permissions(Permissions::from_mode(mode))?;
     }
@@ -129,6 +167,21 @@ pub fn replace(path: &Path, contents: &[u8]) -> io::Result<()> {
         let _ = dir.sync_all();
     }
     Ok(())
+}
+
+/// Gives `file` the owner and group of `old` where the process may: both as root, else the
+/// group alone when the process belongs to it. Where it may not, the new file stays the
+/// process's (the permission bits are still kept), as any rewrite by another user would.
+#[cfg(unix)]
+fn keep_owner(file: &File, old: &fs::Metadata) {
+    use std::os::unix::fs::{fchown, MetadataExt};
+    let Ok(mine) = file.metadata() else { return };
+    if (mine.uid(), mine.gid()) == (old.uid(), old.gid()) {
+        return;
+    }
+    if fchown(file, Some(old.uid()), Some(old.gid())).is_err() {
+        let _ = fchown(file, None, Some(old.gid()));
+    }
 }
 
 /// Device and inode of the file at `path`, following links (`None` when absent).
@@ -155,6 +208,31 @@ pub fn stdin_id() -> Option<(u64, u64)> {
 
 #[cfg(not(unix))]
 pub fn stdin_id() -> Option<(u64, u64)> {
+    None
+}
+
+/// The first two of `outputs` (each with the option that names it) that are one file: the
+/// same path (its directory resolved, so `./r.json` and `r.json` meet) or, when both exist,
+/// the same device and inode. Each report replaces the file whole, so the other output's
+/// contents would be lost without a word.
+pub fn clashing_outputs(outputs: &[(&str, &Path)]) -> Option<String> {
+    let key = |path: &Path| {
+        let dir = fs::canonicalize(dir_of(path)).unwrap_or_else(|_| dir_of(path).to_owned());
+        (dir, path.file_name().map(std::ffi::OsStr::to_owned))
+    };
+    for (i, (flag_a, a)) in outputs.iter().enumerate() {
+        for (flag_b, b) in &outputs[..i] {
+            let same_id = matches!((file_id(a), file_id(b)), (Some(x), Some(y)) if x == y);
+            if same_id || key(a) == key(b) {
+                return Some(format!(
+                    "{flag_a} {}: is also the file of {flag_b} {}: one would overwrite the \
+                     other; give each output its own file",
+                    a.display(),
+                    b.display()
+                ));
+            }
+        }
+    }
     None
 }
 

@@ -158,12 +158,12 @@ impl Sink {
             let mut buf = Vec::new();
             jsonl::corpus_record(report, self.width, &mut buf);
             jsonl::group_records(report, self.width, &mut buf);
-            if !replace_file(path, &buf) {
+            if !replace_file(path, &buf, report.is_final) {
                 self.reports_lost += 1;
             }
         }
         if let Some(path) = &self.prometheus {
-            if !replace_file(path, prometheus::render(report).as_bytes()) {
+            if !replace_file(path, prometheus::render(report).as_bytes(), report.is_final) {
                 self.reports_lost += 1;
             }
         }
@@ -181,14 +181,16 @@ impl Sink {
     }
 }
 
-/// Replaces a report file (see [`report_file`]); false if it could not. Failure is a warning:
-/// it must not stop the scoring (the caller counts the report as lost).
-fn replace_file(path: &Path, contents: &[u8]) -> bool {
+/// Replaces a report file (see [`report_file`]); false if it could not. A running report's
+/// failure is a warning: it must not stop the scoring (the caller counts the report as lost,
+/// and the exit status says so). The final report's is an error: nothing comes after it.
+fn replace_file(path: &Path, contents: &[u8], is_final: bool) -> bool {
     match report_file::replace(path, contents) {
         Ok(()) => true,
         Err(e) => {
             diagnostic(&format!(
-                "warning: cannot write {}: {}",
+                "{}: cannot write {}: {}",
+                if is_final { "error" } else { "warning" },
                 path.display(),
                 crate::diagnostic::io_message(&e)
             ));

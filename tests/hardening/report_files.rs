@@ -217,7 +217,8 @@ fn an_output_that_is_an_input_is_refused() {
 
 /// What sits at PATH is checked again at every report: a FIFO put there while the daemon runs
 /// is not replaced (nor written to, which would block) but warned about; the scoring goes on,
-/// and the run ends with status 1, as a report that could not be written was lost (point 6).
+/// and the run ends with status 1, as a report that could not be written was lost (point 6);
+/// the final report's failure is an error.
 #[test]
 fn a_fifo_put_at_the_path_during_the_run_is_refused_and_the_report_counted_lost() {
     let dir = tempfile::tempdir().unwrap();
@@ -253,9 +254,93 @@ fn a_fifo_put_at_the_path_during_the_run_is_refused_and_the_report_counted_lost(
         (last["final"].as_bool(), last["segments"].as_u64()),
         (Some(true), Some(2))
     );
-    // Said at the running report of line 2 and at the final one.
-    let warning = format!("bleu-stream: warning: cannot write {}: ", report.display());
-    assert_eq!(stderr.matches(&warning).count(), 2, "{stderr}");
+    // Said at the running report of line 2 (a warning: the scoring goes on) and at the final
+    // one (an error: nothing comes after it).
+    for level in ["warning", "error"] {
+        let said = format!("bleu-stream: {level}: cannot write {}: ", report.display());
+        assert_eq!(stderr.matches(&said).count(), 1, "{stderr}");
+    }
     assert!(stderr.contains("is a FIFO"), "{stderr}");
     assert!(fs::symlink_metadata(&report).unwrap().file_type().is_fifo());
+}
+
+/// Two outputs that are one file (audit 2026-11-26: `-o X --report-file X` replaced the rows
+/// with the report, status 0) are refused before anything is written, whether named alike,
+/// spelled differently, or reached through a link.
+#[test]
+fn outputs_that_are_one_file_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out");
+    let dotted = dir.path().join(".").join("out");
+    let alias = dir.path().join("alias");
+    fs::write(&path, "kept").unwrap();
+    symlink(&path, &alias).unwrap();
+    for (a, b, c) in [
+        ("-o", "--report-file", &path),
+        ("--report-file", "--prometheus", &dotted),
+        ("-o", "--prometheus", &alias),
+    ] {
+        let out = Cmd::new()
+            .arg(a)
+            .arg(&path)
+            .arg(b)
+            .arg(c)
+            .stdin(INPUT)
+            .run();
+        assert_eq!(out.code, Some(2), "{a} {b}: {}", out.describe());
+        assert!(out.stdout.is_empty(), "{}", out.describe());
+        assert!(
+            out.stderr_str().contains("one would overwrite the other"),
+            "{}",
+            out.describe()
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), "kept");
+    }
+}
+
+/// A report file that could never be written is a usage error before the input is read
+/// (audit: an unwritable directory gave only a warning after the whole run, and `/proc/version`
+/// "No such file or directory"): the message names the directory that refused the file.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unwritable_report_directory_is_refused_at_once() {
+    let out = Cmd::new()
+        .args(["--report-file", "/proc/version", "-b"])
+        .stdin(INPUT)
+        .run();
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(out.stdout.is_empty(), "{}", out.describe());
+    assert!(
+        out.stderr_str()
+            .starts_with("bleu-stream: error: /proc/version: cannot create a file in /proc"),
+        "{}",
+        out.describe()
+    );
+}
+
+/// The replaced report keeps its group (and owner, as root): a collector that reads it through
+/// its group keeps reading it (audit: a root:nogroup 0640 file came back root:root). Needs a
+/// group to move the file to: as root any; otherwise skipped.
+#[test]
+fn report_files_keep_their_group() {
+    use std::os::unix::fs::{chown, MetadataExt};
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED report_files_keep_their_group: needs root to give a file another group");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bleu.prom");
+    fs::write(&path, "old").unwrap();
+    chown(&path, Some(65534), Some(65534)).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+    Cmd::new()
+        .arg("--prometheus")
+        .arg(&path)
+        .stdin(INPUT)
+        .run()
+        .assert_success();
+    let meta = fs::metadata(&path).unwrap();
+    assert_ne!(fs::read_to_string(&path).unwrap(), "old");
+    assert_eq!((meta.uid(), meta.gid(), mode(&path)), (65534, 65534, 0o640));
 }
