@@ -329,10 +329,16 @@ fn running_reports_carry_every_group_so_far() {
     assert_eq!(corpus.last().unwrap()["final"], true);
 }
 
+/// The text table shows a key bare unless it could be mistaken for another (then as its JSON
+/// string), and Prometheus labels a number key with `group_type="number"`: the string "7" and
+/// the number 7 are two groups and stay two rows and two series (regression, audit
+/// 2026-11-26: both printed as `7`, and the `.prom` file repeated a label set).
 #[test]
 fn text_tables_and_prometheus_labels() {
     let input = "{\"g\":\"de-en\",\"hyp\":\"a b c\",\"ref\":\"a b c\"}\n\
-                 {\"g\":\"a\\\"b\\\\c\\nd\",\"hyp\":\"a b\",\"ref\":\"a c\"}\n";
+                 {\"g\":\"a\\\"b\\\\c\\nd\",\"hyp\":\"a b\",\"ref\":\"a c\"}\n\
+                 {\"g\":7,\"hyp\":\"a b\",\"ref\":\"a b\"}\n\
+                 {\"g\":\"7\",\"hyp\":\"a b\",\"ref\":\"a c\"}\n";
     let dir = tempfile::tempdir().unwrap();
     let prom = dir.path().join("m.prom");
     let out = Cmd::new()
@@ -358,11 +364,15 @@ fn text_tables_and_prometheus_labels() {
     assert_eq!(
         table,
         [
-            "Group     Metric     Score  Segments  Bad lines",
-            "de-en     BLEU      0.0000         1          0",
-            "de-en     chrF2   100.0000         1          0",
-            "a\"b\\c\\nd  BLEU      0.0000         1          0",
-            "a\"b\\c\\nd  chrF2    25.0000         1          0",
+            "Group         Metric     Score  Segments  Bad lines",
+            "de-en         BLEU      0.0000         1          0",
+            "de-en         chrF2   100.0000         1          0",
+            "\"a\\\"b\\\\c\\nd\"  BLEU      0.0000         1          0",
+            "\"a\\\"b\\\\c\\nd\"  chrF2    25.0000         1          0",
+            "7             BLEU      0.0000         1          0",
+            "7             chrF2   100.0000         1          0",
+            "\"7\"           BLEU      0.0000         1          0",
+            "\"7\"           chrF2    25.0000         1          0",
         ]
     );
     let metrics = std::fs::read_to_string(&prom).unwrap();
@@ -371,6 +381,18 @@ fn text_tables_and_prometheus_labels() {
         "{metrics}"
     );
     assert!(metrics.contains("bleu_stream_group_segments_total{group=\"de-en\"} 1\n"));
+    assert!(
+        metrics.contains("bleu_stream_group_segments_total{group=\"7\",group_type=\"number\"} 1\n")
+    );
+    assert!(metrics.contains("bleu_stream_group_segments_total{group=\"7\"} 1\n"));
+    // No label set twice within a family.
+    let samples: Vec<&str> = metrics
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.rsplit_once(' ').unwrap().0)
+        .collect();
+    let distinct: std::collections::HashSet<&&str> = samples.iter().collect();
+    assert_eq!(distinct.len(), samples.len(), "{metrics}");
 }
 
 #[test]

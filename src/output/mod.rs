@@ -76,6 +76,12 @@ impl GroupReport {
             Err(_) => self.key.clone(),
         }
     }
+
+    /// Whether the key is a JSON number (`7`), not a string (`"7"`): the two are different
+    /// groups with the same [`label`](GroupReport::label).
+    pub fn is_number(&self) -> bool {
+        !self.key.starts_with('"')
+    }
 }
 
 impl CorpusReport {

@@ -29,11 +29,11 @@ pub fn render(report: &CorpusReport) -> String {
     // its own sample in a family of its own, so that the label sets within each family stay
     // uniform.
     for g in &report.groups {
-        let group = escape(&g.label());
+        let group = group_labels(g);
         for m in &g.metrics {
             let _ = writeln!(
                 s,
-                "bleu_stream_score{{metric=\"{}\",name=\"{}\",signature=\"{}\",group=\"{group}\"}} {}",
+                "bleu_stream_score{{metric=\"{}\",name=\"{}\",signature=\"{}\",{group}}} {}",
                 escape(m.key),
                 escape(&m.name),
                 escape(&m.full_signature()),
@@ -92,8 +92,8 @@ pub fn render(report: &CorpusReport) -> String {
         for g in &report.groups {
             let _ = writeln!(
                 s,
-                "bleu_stream_group_segments_total{{group=\"{}\"}} {}",
-                escape(&g.label()),
+                "bleu_stream_group_segments_total{{{}}} {}",
+                group_labels(g),
                 g.segments
             );
         }
@@ -104,13 +104,25 @@ pub fn render(report: &CorpusReport) -> String {
         for g in &report.groups {
             let _ = writeln!(
                 s,
-                "bleu_stream_group_bad_lines_total{{group=\"{}\"}} {}",
-                escape(&g.label()),
+                "bleu_stream_group_bad_lines_total{{{}}} {}",
+                group_labels(g),
                 g.bad_lines
             );
         }
     }
     s
+}
+
+/// A group's labels: `group="7"`, and for a number key `group_type="number"` as well, so that
+/// the JSON number 7 and the string "7" (two groups) stay two series: a repeated label set
+/// makes the file invalid for Prometheus' textfile collector.
+fn group_labels(g: &crate::output::GroupReport) -> String {
+    let group = escape(&g.label());
+    if g.is_number() {
+        format!("group=\"{group}\",group_type=\"number\"")
+    } else {
+        format!("group=\"{group}\"")
+    }
 }
 
 /// Label values escape `\`, `"` and line feeds.

@@ -23,8 +23,16 @@ pub fn render(groups: &[GroupReport], width: usize) -> String {
     }
     let header = ["Group", "Metric", "Score", "Segments", "Bad lines"];
     let mut rows: Vec<[String; 5]> = Vec::new();
-    for g in groups {
-        let label = printable(&g.label());
+    let labels: Vec<String> = groups.iter().map(GroupReport::label).collect();
+    for (g, label) in groups.iter().zip(&labels) {
+        let shared = labels.iter().filter(|l| *l == label).count() > 1;
+        let label = if !g.is_number() && (shared || unclear(label)) {
+            // The JSON string, quoted and escaped: "7" beside the number 7, "" and " ",
+            // a backslash beside an escaped line feed.
+            printable(&g.key)
+        } else {
+            printable(label)
+        };
         for m in &g.metrics {
             rows.push([
                 label.clone(),
@@ -65,6 +73,16 @@ pub fn render(groups: &[GroupReport], width: usize) -> String {
         line([&row[0], &row[1], &row[2], &row[3], &row[4]]);
     }
     s
+}
+
+/// Whether a string key shown bare could be mistaken for another: empty, white space at an
+/// end (invisible in the column), or a backslash or control character (whose escapes would
+/// look alike).
+fn unclear(label: &str) -> bool {
+    label.is_empty()
+        || label.starts_with(char::is_whitespace)
+        || label.ends_with(char::is_whitespace)
+        || label.chars().any(|c| c == '\\' || c.is_control())
 }
 
 /// A key with control characters escaped, so that a row stays one line, and bidirectional
@@ -110,12 +128,47 @@ mod tests {
         assert_eq!(
             table,
             "Group    Metric  Score  Segments  Bad lines\n\
-             a\\tb     BLEU     7.50        12          1\n\
+             \"a\\tb\"   BLEU     7.50        12          1\n\
              1234567  BLEU    10.25        12          1\n"
         );
         assert_eq!(render(&[], 2), "");
         // Regression: a right-to-left override was printed raw.
         let table = render(&[group("\"x\\u202ey\\u2066\"", 1.0)], 2);
         assert!(table.contains("x\\u{202e}y\\u{2066} "), "{table}");
+    }
+
+    /// Regression (audit 2026-11-26): keys that are different groups printed alike — the
+    /// string "7" and the number 7, "" and " ", a backslash-n and a line feed.
+    #[test]
+    fn different_keys_never_print_alike() {
+        let keys = [
+            "\"7\"",
+            "7",
+            "\"\"",
+            "\" \"",
+            "\"n\\\\nx\"",
+            "\"n\\nx\"",
+            "\"plain\"",
+        ];
+        let groups: Vec<GroupReport> = keys.iter().map(|k| group(k, 1.0)).collect();
+        let table = render(&groups, 2);
+        let shown: Vec<&str> = table
+            .lines()
+            .skip(1)
+            .map(|l| l.split("  BLEU").next().unwrap().trim_end())
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "\"7\"",
+                "7",
+                "\"\"",
+                "\" \"",
+                "\"n\\\\nx\"",
+                "\"n\\nx\"",
+                "plain"
+            ],
+            "{table}"
+        );
     }
 }
