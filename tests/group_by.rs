@@ -537,3 +537,34 @@ fn merge_caps_the_number_of_groups() {
         assert_eq!(out.code, Some(2), "{bad}: {}", out.describe());
     }
 }
+
+/// Key diagnostics name the input line only (audit 2026-11-26: `line 4: "system": number out
+/// of range at line 1 column 7`, a position inside the value), and `col:1` over plain
+/// `hyp<TAB>ref` lines says that taking the key out left no reference, not sacreBLEU's
+/// reference-file hint about lines without a TAB.
+#[test]
+fn key_diagnostics_say_what_is_wrong_with_the_line() {
+    let out = Cmd::new()
+        .args(["--group-by", "system", "-b"])
+        .stdin(
+            "{\"system\":\"a\",\"hyp\":\"a\",\"ref\":\"a\"}\n\
+             {\"system\":1.5e400,\"hyp\":\"a\",\"ref\":\"a\"}\n",
+        )
+        .run();
+    let err = out.stderr_str();
+    assert!(
+        err.contains("line 2: \"system\": 1.5e400: number out of range\n"),
+        "{err}"
+    );
+    assert!(!err.contains("column"), "{err}");
+    let out = Cmd::new()
+        .args(["--group-by", "col:1", "-b"])
+        .stdin("a b\ta b\n")
+        .run();
+    let err = out.stderr_str();
+    assert!(
+        err.contains("line 1: only 2 fields: --group-by col:1 takes column 1 out as the key"),
+        "{err}"
+    );
+    assert!(!err.contains("-r ref.txt"), "{err}");
+}

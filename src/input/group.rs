@@ -120,6 +120,23 @@ impl GroupBy {
     }
 }
 
+impl GroupBy {
+    /// A framing error of the line without its key column, said in terms of the whole line:
+    /// "no TAB" there means the line had the key and one field (`hyp<TAB>ref` under
+    /// `col:1`), not sacreBLEU's reference-file layout that "no TAB" alone hints at.
+    pub fn explain(&self, message: String) -> String {
+        match self {
+            GroupBy::Column(n) if message.starts_with("no TAB") => format!(
+                "only 2 fields: --group-by col:{n} takes column {n} out as the key, which leaves \
+                 no reference; expected the key column besides \
+                 hypothesis<TAB>reference[<TAB>reference…] (paste keys hyp ref | bleu-stream \
+                 --group-by col:1)"
+            ),
+            _ => message,
+        }
+    }
+}
+
 impl fmt::Display for GroupBy {
     /// The canonical argument (what stats documents record).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -167,13 +184,26 @@ fn column_key<'a>(
     })
 }
 
+/// serde's message about the key's value alone, without its "at line 1 column C", which
+/// counts within the value and would read as an input line number.
+fn without_position(e: &serde_json::Error) -> String {
+    let what = e.to_string();
+    let what = what.split(" at line ").next().unwrap_or(&what);
+    if what.contains("surrogate") || what.contains("end of hex escape") {
+        // As `jsonl::syntax_message` says it for a whole line.
+        return "a lone surrogate escape (\\ud800 to \\udfff without its pair) is not a character"
+            .to_owned();
+    }
+    what.to_owned()
+}
+
 fn field_key(line: &[u8], name: &str, utf8: Utf8Policy, key: &mut Vec<u8>) -> Result<(), String> {
     let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
     let text = decode(line, utf8)?;
     let mut de = serde_json::Deserializer::from_str(&text);
     let found = FieldSeed(name)
         .deserialize(&mut de)
-        .map_err(|e| format!("invalid JSON: {e}"))?;
+        .map_err(|e| super::jsonl::syntax_message(&e))?;
     let Some(raw) = found else {
         return Err(format!("no \"{name}\" field (--group-by {name})"));
     };
@@ -181,15 +211,15 @@ fn field_key(line: &[u8], name: &str, utf8: Utf8Policy, key: &mut Vec<u8>) -> Re
     match value.as_bytes().first() {
         Some(b'"') => {
             let s: Cow<'_, str> = serde_json::from_str::<CowStr<'_>>(value)
-                .map_err(|e| format!("\"{name}\": {e}"))?
+                .map_err(|e| format!("\"{name}\": {}", without_position(&e)))?
                 .0;
             serde_json::to_writer(&mut *key, s.as_ref()).expect("writing to a Vec cannot fail");
         }
         Some(b'-' | b'0'..=b'9') => {
             // As a JSON number (`1e2` is `100.0`), so that a key reads back from a stats
             // document as the same group.
-            let number: serde_json::Number =
-                serde_json::from_str(value).map_err(|e| format!("\"{name}\": {e}"))?;
+            let number: serde_json::Number = serde_json::from_str(value)
+                .map_err(|e| format!("\"{name}\": {value}: {}", without_position(&e)))?;
             // An integer past 64 bits would be rounded to a double and share its group with
             // its neighbours (Python keeps it exact, so pandas would not): refused, not merged.
             if number.is_f64() && !value.contains(['.', 'e', 'E']) {

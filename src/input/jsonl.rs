@@ -85,7 +85,7 @@ fn message(e: &serde_json::Error, text: &str) -> String {
 }
 
 /// `invalid JSON: <serde's message> (column C)`, for a line that is not valid JSON.
-fn syntax_message(e: &serde_json::Error) -> String {
+pub(super) fn syntax_message(e: &serde_json::Error) -> String {
     let what = e.to_string();
     let what = what.split(" at line ").next().unwrap_or(&what);
     let what = what.trim_end_matches('.');

@@ -226,7 +226,8 @@ impl Work for Scoring<'_> {
                     let split =
                         by.split(fields[0], settings.utf8, &mut key_scratch, &mut done.keys);
                     match split {
-                        Ok(rest) => frame(framing, &[rest], settings.utf8),
+                        Ok(rest) => frame(framing, &[rest], settings.utf8)
+                            .map_err(|message| by.explain(message)),
                         Err(message) => Err(message),
                     }
                 }
