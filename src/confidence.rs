@@ -334,7 +334,34 @@ pub fn scores(
         .collect()
 }
 
-/// The metrics with a vector form, for messages.
+/// The metrics with a vector form, for messages (checked against the registry below).
 fn resampled_metrics() -> Vec<&'static str> {
-    vec!["bleu", "chrf", "gleu"]
+    vec!["bleu", "chrf", "ter", "gleu"]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::metric::options::CommonArgs;
+    use crate::metric::registry::{augment, REGISTRY};
+    use clap::{Args, Command, FromArgMatches};
+
+    /// Regression (audit 2026-11-26): the message left out `ter`, which resamples.
+    #[test]
+    fn the_message_names_every_metric_that_resamples() {
+        let matches = augment(CommonArgs::augment_args(Command::new("x")))
+            .try_get_matches_from(["x"])
+            .unwrap();
+        let common = CommonArgs::from_arg_matches(&matches).unwrap();
+        let resampled: Vec<&str> = REGISTRY
+            .iter()
+            .filter(|e| {
+                (e.from_args)(&common, &matches)
+                    .unwrap()
+                    .vector_len()
+                    .is_some()
+            })
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(resampled, super::resampled_metrics());
+    }
 }

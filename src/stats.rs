@@ -5,7 +5,7 @@
 //! A document is one JSON object (one line):
 //!
 //! ```text
-//! {"format":"bleu-stream-stats","version":1,"tool":"bleu-stream 0.1.0",
+//! {"format":"bleu-stream-stats","version":2,"tool":"bleu-stream 0.1.0",
 //!  "segments":N,"bad_lines":B,
 //!  "metrics":[{"key":"bleu","config":{"tokenizer":"13a",…},"signature":"nrefs:1|…","stats":{…}}],
 //!  "resampling":{…}}                       (only with --confidence, see `significance`)
@@ -211,7 +211,8 @@ fn header(doc: &Value) -> Result<Header<'_>, String> {
         Some(v @ (VERSION | GROUPED_VERSION)) => v,
         Some(v) => {
             return Err(format!(
-                "stats format version {v}, but this bleu-stream reads version {VERSION}"
+                "stats format version {v}, but this bleu-stream reads versions {VERSION} and \
+                 {GROUPED_VERSION} (3: with --group-by)"
             ))
         }
         None => return Err("stats document without a version".to_owned()),

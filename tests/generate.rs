@@ -189,6 +189,38 @@ fn completions_cover_options_and_subcommands() {
         .status()
         .unwrap();
     assert!(status.success(), "bash -n rejects the completion script");
+    // And it completes: the top level, every subcommand's own options (regression, audit
+    // 2026-11-26: clap_complete's case labels for a hyphenated binary never matched, so
+    // `merge --m<TAB>` offered nothing), no `help` subcommand, which does not exist.
+    let complete = |words: &str| -> String {
+        let script = format!(
+            "source {}; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+             _bleu__stream bleu-stream \"${{COMP_WORDS[COMP_CWORD]}}\" \
+             \"${{COMP_WORDS[COMP_CWORD - 1]}}\"; echo \"${{COMPREPLY[*]}}\"",
+            path.display()
+        );
+        let out = std::process::Command::new("bash")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    };
+    assert_eq!(complete("bleu-stream --nist-c"), "--nist-compat");
+    assert_eq!(
+        complete("bleu-stream merge --max-d"),
+        "--max-document-bytes"
+    );
+    assert_eq!(
+        complete("bleu-stream compare --paired-a"),
+        "--paired-ar --paired-ar-n"
+    );
+    assert_eq!(complete("bleu-stream sac"), "sacrebleu");
+    assert_eq!(complete("bleu-stream he"), "");
 }
 
 #[test]

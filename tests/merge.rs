@@ -1044,7 +1044,7 @@ fn merge_refuses_documents_that_do_not_belong_together() {
     assert_refused(
         &merge(&[], &[a.clone(), v1.clone()]),
         2,
-        &["v1.json: document 1", "version 1", "version 2"],
+        &["v1.json: document 1", "version 1", "reads versions 2 and 3"],
     );
     assert_refused(&merge(&[], &[v1]), 2, &["v1.json: document 1", "version 1"]);
     // Garbage, truncated JSON, other JSON.
@@ -1796,6 +1796,23 @@ fn merge_without_a_score_fails_as_one_run_does() {
         let why = why.split_once("error: ").expect("a reason").1;
         for merge_args in [&["-b"][..], &["--fail-under", "1"][..]] {
             assert_refused(&merge(merge_args, &[&file]), 1, &[why]);
+        }
+        // One run with a gate prints no report without a score either, whatever the mode
+        // (regression, audit 2026-11-26: `--corpus-only --fail-under` printed `BLEU = 0.00`
+        // on stdout before the error, where merge prints nothing).
+        for mode in [&["--corpus-only"][..], &["-f", "jsonl"][..], &[][..]] {
+            let mut gated = strings(args);
+            gated.extend(strings(mode));
+            gated.extend(strings(&["--fail-under", "1"]));
+            let one = run(&gated, input.to_vec());
+            assert_eq!(one.code, Some(1), "{name} {mode:?}: {}", one.describe());
+            assert!(
+                !one.stdout_str().contains("\"type\":\"corpus\"")
+                    && !one.stdout_str().contains(" = "),
+                "{name} {mode:?}: {}",
+                one.describe()
+            );
+            assert!(one.stderr_str().contains(why), "{}", one.describe());
         }
     }
 }

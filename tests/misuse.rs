@@ -255,3 +255,39 @@ fn nist_error_for_empty_references_is_not_mistaken_for_a_line() {
     let merged = Cmd::new().arg("merge").stdin(doc.stdout).run();
     assert_eq!(merged.stdout_str(), text, "{}", merged.describe());
 }
+
+/// An option of a metric that `--metrics` does not select does nothing: it is warned about,
+/// naming its metric (`-m bleu --weights …` meant nltk-bleu; `--chrf-word-order 2` with
+/// `-m bleu` meant chrF++), and the run goes on.
+#[test]
+fn options_of_unselected_metrics_are_warned_about() {
+    let out = run(
+        &[
+            "-m",
+            "bleu",
+            "--weights",
+            "0.5,0.5",
+            "--chrf-word-order",
+            "2",
+            "-b",
+        ],
+        "a b c\ta b c\n",
+    );
+    out.assert_success();
+    let err = out.stderr_str();
+    for (flag, metric) in [("--weights", "nltk-bleu"), ("--chrf-word-order", "chrf")] {
+        assert!(
+            err.contains(&format!(
+                "warning: {flag} is an option of {metric}, which --metrics does not select (bleu)"
+            )),
+            "{err}"
+        );
+    }
+    // Not when the metric is selected, nor for defaults.
+    let out = run(
+        &["-m", "bleu,chrf", "--chrf-word-order", "2", "-b"],
+        "a b c\ta b c\n",
+    );
+    out.assert_success();
+    assert!(!out.stderr_str().contains("warning"), "{}", out.describe());
+}

@@ -41,6 +41,7 @@ Examples:
 Subcommands (each with its own --help):
   bleu-stream merge FILE...                    sum the stats documents of shards (--emit stats)
   bleu-stream compare -r REF -i BASE SYS...    paired significance tests (--paired-bs/-ar)
+  bleu-stream sacrebleu REF... [-i SYS...]     sacreBLEU 2.6.0's own command line, unchanged
 
 Exit status: 0 success; 1 input or output failure (including streams of different length); \
 2 usage error, or a bad line with --on-error fail; 3 final score below --fail-under (above \
@@ -178,7 +179,7 @@ pub struct Args {
           value_parser = clap::value_parser!(u64).range(1..=MAX_LINE_NUMBER))]
     pub first_line: u64,
 
-    /// Confidence interval of corpus scores (bleu, chrf, gleu): `bootstrap` (the default; like
+    /// Confidence interval of corpus scores (bleu, chrf, ter, gleu): `bootstrap` (the default; like
     /// sacreBLEU --confidence: keeps every segment's statistics, resamples at the end) or
     /// `streaming` (online Poisson bootstrap: constant memory, an interval in every report).
     #[arg(long, value_name = "METHOD", num_args = 0..=1, require_equals = true,
@@ -352,6 +353,8 @@ pub struct Config {
     pub max_line_bytes: usize,
     /// The metrics, built from their options, in `--metrics` order.
     pub metrics: Vec<Box<dyn DynMetric>>,
+    /// Warnings for options of metrics not selected ([`registry::options_without_their_metric`]).
+    pub unused_options: Vec<String>,
     pub settings: Settings,
     pub format: Format,
     pub mode: Mode,
@@ -464,6 +467,7 @@ impl Args {
             .filter(|m| !m.is_empty())
             .collect();
         let metrics = registry::build(&metric_names, &self.common, matches)?;
+        let unused_options = registry::options_without_their_metric(&metric_names, matches);
         let gate = Gate {
             under: self.fail_under,
             over: self.fail_over,
@@ -478,6 +482,7 @@ impl Args {
             nrefs: self.nrefs.unwrap_or(Refs::Unknown),
             max_line_bytes: self.max_line_bytes,
             metrics,
+            unused_options,
             settings: Settings {
                 threads,
                 utf8: match self.invalid_utf8 {

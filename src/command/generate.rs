@@ -159,11 +159,34 @@ fn options(cmd: clap::Command, subcommand: Option<&str>) -> String {
 /// The completion script for `shell`: the scoring command's options, and `compare` and
 /// `merge` as subcommands with theirs.
 fn completion(shell: Shell) -> String {
+    // The subcommands are dispatched by `main` before clap parses, so they are added here;
+    // `sacrebleu` takes sacreBLEU's own arguments, which completion leaves to files. There is
+    // no `help` subcommand (clap would offer one).
+    let sacrebleu = clap::Command::new("sacrebleu")
+        .about("sacreBLEU 2.6.0's own command line, unchanged (see its --help)")
+        .disable_help_flag(true)
+        .arg(
+            clap::Arg::new("args")
+                .num_args(0..)
+                .trailing_var_arg(true)
+                .allow_hyphen_values(true)
+                .value_hint(clap::ValueHint::FilePath),
+        );
     let mut cmd = crate::cli::command()
         .bin_name("bleu-stream")
+        .disable_help_subcommand(true)
         .subcommand(compare::command().name("compare"))
-        .subcommand(merge::MergeArgs::command().name("merge"));
+        .subcommand(merge::MergeArgs::command().name("merge"))
+        .subcommand(sacrebleu);
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "bleu-stream", &mut out);
-    String::from_utf8_lossy(&out).into_owned()
+    let script = String::from_utf8_lossy(&out).into_owned();
+    match shell {
+        // clap_complete 4.6 spells the bash case labels of a hyphenated binary's subcommands
+        // `bleu__subcmd__stream__subcmd__merge)` while its dispatch loop builds
+        // `bleu__stream__subcmd__merge`, so no subcommand option ever completed
+        // (clap-rs/clap#6421, #6529; fix proposed in #6428, not released).
+        Shell::Bash => script.replace("bleu__subcmd__stream__subcmd__", "bleu__stream__subcmd__"),
+        _ => script,
+    }
 }

@@ -15,6 +15,9 @@ use crate::status;
 
 /// Runs a validated configuration; returns the exit status.
 pub fn run(config: Config, signals: signals::Handlers) -> u8 {
+    for note in &config.unused_options {
+        diagnostic(&format!("warning: {note}"));
+    }
     let metrics = &config.metrics;
     let resampler = match config.confidence {
         None => None,
@@ -66,6 +69,7 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
     sink.line_buffered = config.line_buffered;
     sink.report_file = config.report_file.clone();
     sink.prometheus = config.prometheus.clone();
+    sink.gated = config.gate.is_set();
     let control = Control {
         events,
         reader: reader_state,

@@ -110,6 +110,35 @@ pub fn build(
     Ok(metrics)
 }
 
+/// Options given on the command line that belong to a metric `names` does not select
+/// (`-m bleu --weights …`, `-m chrf --nist-order 4`): each would silently do nothing, which
+/// is rarely what was meant (a misspelt metric list, `chrf` for `nltk-chrf`). One message per
+/// option, naming its metric.
+pub fn options_without_their_metric(names: &[String], matches: &ArgMatches) -> Vec<String> {
+    let mut notes = Vec::new();
+    for e in REGISTRY
+        .iter()
+        .filter(|e| !names.iter().any(|n| n == e.name))
+    {
+        for arg in (e.args)(Command::new("x")).get_arguments() {
+            if matches.value_source(arg.get_id().as_str())
+                == Some(clap::parser::ValueSource::CommandLine)
+            {
+                let flag = arg
+                    .get_long()
+                    .map_or_else(|| arg.get_id().to_string(), |long| format!("--{long}"));
+                notes.push(format!(
+                    "{flag} is an option of {}, which --metrics does not select ({}): it has \
+                     no effect",
+                    e.name,
+                    names.join(",")
+                ));
+            }
+        }
+    }
+    notes
+}
+
 /// Builds a metric from the settings a stats document records.
 pub fn from_config(name: &str, config: &Value) -> Built {
     (find(name)?.from_config)(config)

@@ -81,6 +81,10 @@ pub struct Sink {
     /// closed stderr or a full disk must not stop a daemon), but the run then ends with status
     /// 1, not in silence (issue 19, point 6).
     pub reports_lost: u64,
+    /// A gate (`--fail-under`, `--fail-over`) judges the final score: a final report without
+    /// one is not printed (the command says why and fails), as `merge` prints none, so that
+    /// one run and a merge of its shards write the same bytes.
+    pub gated: bool,
 }
 
 impl Sink {
@@ -95,6 +99,7 @@ impl Sink {
             report_file: None,
             prometheus: None,
             reports_lost: 0,
+            gated: false,
         }
     }
 
@@ -118,6 +123,7 @@ impl Sink {
             // No segment, or an undefined score: nothing that could pass for a score (the
             // command says why and fails).
             (Mode::ScoreOnly, _, true) if !report.has_scores() => {}
+            (_, _, true) if self.gated && !report.has_scores() => {}
             (Mode::ScoreOnly, Format::Jsonl, true) => {
                 let mut buf = Vec::new();
                 jsonl::scores_record(report, &mut buf);

@@ -158,7 +158,12 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         Ok((args, metrics))
     });
     match setup {
-        Ok((args, metrics)) => ExitCode::from(run(&args, &metrics)),
+        Ok((args, metrics)) => {
+            for note in registry::options_without_their_metric(&args.metrics, &matches) {
+                diagnostic(&format!("warning: {note}"));
+            }
+            ExitCode::from(run(&args, &metrics))
+        }
         Err(message) => {
             diagnostic(&format!("error: {message}"));
             ExitCode::from(status::USAGE)
