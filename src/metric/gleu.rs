@@ -19,7 +19,6 @@ use super::{saved, Metric};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
-use crate::unicode::py_lower_into;
 
 /// `gleu`'s own options (`--tokenize` and `--lowercase` are shared: [`CommonArgs`]).
 #[derive(clap::Args, Clone, Debug)]
@@ -106,9 +105,7 @@ impl Gleu {
             None => {
                 out.clear();
                 if self.config.lowercase {
-                    lower.clear();
-                    py_lower_into(text, lower);
-                    out.extend_split(lower);
+                    out.extend_split_lowercased(text, lower);
                 } else {
                     out.extend_split(text);
                 }

@@ -368,6 +368,14 @@ impl Tokens {
         self.extend_split_unicode(s, AsciiSpace::Python);
     }
 
+    /// Appends the tokens of Python's `s.lower().split()`, lowercasing into `lower` (a buffer
+    /// the caller reuses): NLTK's metrics fed `--lowercase`d text.
+    pub fn extend_split_lowercased(&mut self, s: &str, lower: &mut String) {
+        lower.clear();
+        py_lower_into(s, lower);
+        self.extend_split(lower);
+    }
+
     /// Appends the tokens of Perl's `split` on `\s` over a character string: Unicode
     /// `White_Space`, which is Python's white space without U+001C–U+001F (mteval-v13a.pl,
     /// multi-bleu-detok.perl).

@@ -6,7 +6,6 @@ use crate::ngram::bitparallel::{self, BitParallel, DistinctMatch};
 use crate::ngram::{NgramIds, NgramIndex, ABSENT};
 use crate::tokenize::mteval::MtevalScratch;
 use crate::tokenize::Tokens;
-use crate::unicode::py_lower_into;
 
 use smallvec::SmallVec;
 
@@ -131,9 +130,7 @@ impl Nist {
             NistTokenize::Split => {
                 out.clear();
                 if self.config.lowercase {
-                    lower.clear();
-                    py_lower_into(line, lower);
-                    out.extend_split(lower);
+                    out.extend_split_lowercased(line, lower);
                 } else {
                     out.extend_split(line);
                 }

@@ -34,7 +34,6 @@ use super::Registered;
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
-use crate::unicode::py_lower_into;
 
 mod corpus;
 mod matlab;
@@ -249,11 +248,9 @@ impl NltkBleu {
             None => {
                 out.clear();
                 if self.config.lowercase {
-                    lower.clear();
-                    py_lower_into(text, lower);
-                    split_py(lower, out);
+                    out.extend_split_lowercased(text, lower);
                 } else {
-                    split_py(text, out);
+                    out.extend_split(text);
                 }
             }
         }
@@ -391,13 +388,6 @@ impl NltkBleu {
             Compat::Matlab => "MATLAB-BLEU",
         }
     }
-}
-
-/// Python `str.split()` into `out` ([`Tokens::extend_split`] cuts at ASCII whitespace eight
-/// bytes at a time and falls back to the Unicode splitter only for lines with non-ASCII
-/// whitespace).
-fn split_py(text: &str, out: &mut Tokens) {
-    out.extend_split(text);
 }
 
 /// Python's `repr()` of a string, for error messages (`KeyError(('tok',))`).
@@ -763,12 +753,13 @@ mod tests {
             "x\x7f y\x00z",
             "\x1d",
         ] {
-            let (mut fast, mut slow) = (Tokens::default(), Tokens::default());
-            split_py(s, &mut fast);
-            slow.extend_split(s);
+            // The splitter NLTK's metrics use against the character-by-character model of
+            // Python's `str.split()`.
+            let mut fast = Tokens::default();
+            fast.extend_split(s);
             assert_eq!(
                 fast.iter().collect::<Vec<_>>(),
-                slow.iter().collect::<Vec<_>>(),
+                crate::unicode::py_split(s).collect::<Vec<_>>(),
                 "{s:?}"
             );
         }

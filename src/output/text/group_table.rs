@@ -157,18 +157,9 @@ mod tests {
             .skip(1)
             .map(|l| l.split("  BLEU").next().unwrap().trim_end())
             .collect();
-        assert_eq!(
-            shown,
-            [
-                "\"7\"",
-                "7",
-                "\"\"",
-                "\" \"",
-                "\"n\\\\nx\"",
-                "\"n\\nx\"",
-                "plain"
-            ],
-            "{table}"
-        );
+        // Each as its JSON text, but for the one that cannot be mistaken: bare.
+        let mut expected = keys.to_vec();
+        *expected.last_mut().unwrap() = "plain";
+        assert_eq!(shown, expected, "{table}");
     }
 }
