@@ -544,24 +544,24 @@ fn merge_caps_the_number_of_groups() {
 /// reference-file hint about lines without a TAB.
 #[test]
 fn key_diagnostics_say_what_is_wrong_with_the_line() {
-    let out = Cmd::new()
-        .args(["--group-by", "system", "-b"])
-        .stdin(
-            "{\"system\":\"a\",\"hyp\":\"a\",\"ref\":\"a\"}\n\
-             {\"system\":1.5e400,\"hyp\":\"a\",\"ref\":\"a\"}\n",
-        )
-        .run();
-    let err = out.stderr_str();
+    let stderr = |by: &str, input: &str| {
+        Cmd::new()
+            .args(["--group-by", by, "-b"])
+            .stdin(input)
+            .run()
+            .stderr_str()
+    };
+    let err = stderr(
+        "system",
+        "{\"system\":\"a\",\"hyp\":\"a\",\"ref\":\"a\"}\n\
+         {\"system\":1.5e400,\"hyp\":\"a\",\"ref\":\"a\"}\n",
+    );
     assert!(
         err.contains("line 2: \"system\": 1.5e400: number out of range\n"),
         "{err}"
     );
     assert!(!err.contains("column"), "{err}");
-    let out = Cmd::new()
-        .args(["--group-by", "col:1", "-b"])
-        .stdin("a b\ta b\n")
-        .run();
-    let err = out.stderr_str();
+    let err = stderr("col:1", "a b\ta b\n");
     assert!(
         err.contains("line 1: only 2 fields: --group-by col:1 takes column 1 out as the key"),
         "{err}"

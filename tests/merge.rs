@@ -1823,6 +1823,14 @@ fn merge_without_a_score_fails_as_one_run_does() {
 #[test]
 fn segment_counts_that_contradict_the_statistics_are_refused() {
     let dir = TempDir::new("segments");
+    // The document `text` with its first `from` (which must be there) turned into `to`.
+    let forge = |name: &str, text: &str, from: &str, to: &str| {
+        assert!(
+            text.contains(from),
+            "the saved layout changed, no {from}: {text}"
+        );
+        dir.file(name, text.replacen(from, to, 1).as_bytes())
+    };
     let input = b"a b c d e f\ta b c d e f\nx y z\tx y\n".to_vec();
     let doc = run(
         &strings(&[
@@ -1837,17 +1845,16 @@ fn segment_counts_that_contradict_the_statistics_are_refused() {
     );
     doc.assert_success();
     let text = doc.stdout_str();
-    assert!(text.contains("\"segments\":2,\"bad_lines\""), "{text}");
-    let forged = dir.file(
-        "forged.json",
-        text.replace(
-            "\"segments\":2,\"bad_lines\"",
-            "\"segments\":1000,\"bad_lines\"",
-        )
-        .as_bytes(),
-    );
     assert_refused(
-        &merge(&[], &[forged]),
+        &merge(
+            &[],
+            &[forge(
+                "forged.json",
+                &text,
+                "\"segments\":2,\"bad_lines\"",
+                "\"segments\":1000,\"bad_lines\"",
+            )],
+        ),
         2,
         &["ter counts 2 segments where the document counts 1000"],
     );
@@ -1866,16 +1873,16 @@ fn segment_counts_that_contradict_the_statistics_are_refused() {
         b"g\ta b\ta b\ng\tc d\tc d\n".to_vec(),
     );
     grouped.assert_success();
-    let text = grouped.stdout_str();
-    let forged = text.replacen(
-        "\"group\":\"g\",\"segments\":2",
-        "\"group\":\"g\",\"segments\":3",
-        1,
-    );
-    assert_ne!(forged, text, "the group record's layout changed: {text}");
-    let forged = dir.file("forged-group.json", forged.as_bytes());
     assert_refused(
-        &merge(&[], &[forged]),
+        &merge(
+            &[],
+            &[forge(
+                "forged-group.json",
+                &grouped.stdout_str(),
+                "\"group\":\"g\",\"segments\":2",
+                "\"group\":\"g\",\"segments\":3",
+            )],
+        ),
         2,
         &["group \"g\": inconsistent statistics: ter counts 2 segments"],
     );
@@ -1888,11 +1895,16 @@ fn segment_counts_that_contradict_the_statistics_are_refused() {
         input.clone(),
     );
     counted.assert_success();
-    let text = counted.stdout_str();
-    let zeroed = text.replace("\"segments\":2,", "\"segments\":0,");
-    assert_ne!(zeroed, text, "the header's layout changed: {text}");
     assert_refused(
-        &merge(&[], &[dir.file("zeroed.json", zeroed.as_bytes())]),
+        &merge(
+            &[],
+            &[forge(
+                "zeroed.json",
+                &counted.stdout_str(),
+                "\"segments\":2,",
+                "\"segments\":0,",
+            )],
+        ),
         2,
         &["bleu statistics of scored segments where the document counts none"],
     );
@@ -1910,11 +1922,16 @@ fn segment_counts_that_contradict_the_statistics_are_refused() {
         &strings(&["--refs", "1", "-m", "ter", "--emit", "stats"]),
         input,
     );
-    let text = ter.stdout_str();
-    let inexact = text.replace("\"ref_length\":8.0,", "\"ref_length\":8.3,");
-    assert_ne!(inexact, text, "TER's saved form changed: {text}");
     assert_refused(
-        &merge(&[], &[dir.file("inexact.json", inexact.as_bytes())]),
+        &merge(
+            &[],
+            &[forge(
+                "inexact.json",
+                &ter.stdout_str(),
+                "\"ref_length\":8.0,",
+                "\"ref_length\":8.3,",
+            )],
+        ),
         2,
         &["ref_length 8.3 is marked exact"],
     );
