@@ -42,6 +42,10 @@ fn in_ranges(table: &[(u32, u32)], cp: u32) -> bool {
     }
 }
 
+/// The ASCII characters [`is_py_whitespace`] accepts, as a bit set (bit `c` for character
+/// `c`): for loops that classify ASCII bytes without a call per byte.
+pub const PY_WHITESPACE_ASCII: u128 = tables::PY_WHITESPACE_ASCII_MASK;
+
 /// CPython 3.11 `str.isspace()` for a single code point.
 ///
 /// This is the predicate behind `str.split()`, `str.strip()` and `str.rstrip()` without

@@ -297,7 +297,7 @@ impl Chrf {
                 }
             };
             let char_order = self.config.char_order;
-            let counted = chars.count(hyp, r, spaces, char_order, tables, candidate);
+            let counted = chars.count(hyp, r, char_order, tables, candidate);
             if !counted && hyp.len() + r.len() > SORTED_CHARS_BYTES {
                 self.code_points(hyp, hyp_points);
                 self.code_points(r, ref_points);
