@@ -107,17 +107,33 @@ def token(rng):
     return t
 
 
+ASCII_SPACES = [s for s in SPACES if s.isascii()]
+
+
+def ascii_token(rng):
+    while True:
+        t = token(rng)
+        if t.isascii():
+            return t
+
+
 def sentence(rng, vocab):
     r = rng.random()
     if r < 0.06:
         return ""
     if r < 0.09:
         return rng.choice(SPACES) * rng.randint(1, 3)
+    # A third of the lines are all ASCII (with ASCII white space and separators only): chrF
+    # numbers the characters of such a side another way (src/ngram/chars.rs,
+    # Alphabet::ascii_ids), and mixed lines are rarely all ASCII.
+    ascii = rng.random() < 0.33
+    pick, spaces = (ascii_token, ASCII_SPACES) if ascii else (token, SPACES)
+    words = [w for w in vocab if w.isascii()] if ascii else vocab
     n = rng.randint(1, 25)
     out = []
     for i in range(n):
-        out.append(rng.choice(vocab) if vocab and rng.random() < 0.5 else token(rng))
-        out.append(rng.choice(SPACES) if rng.random() < 0.1 else " ")
+        out.append(rng.choice(words) if words and rng.random() < 0.5 else pick(rng))
+        out.append(rng.choice(spaces) if rng.random() < 0.1 else " ")
     if rng.random() < 0.7:
         out.pop()  # no trailing space, mostly
     return "".join(out)
