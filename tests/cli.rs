@@ -1142,6 +1142,43 @@ fn a_failed_write_to_stdout_is_exit_status_1_with_one_error_line() {
     }
 }
 
+/// `--help` and `--version` that cannot be written are the same error as any other output
+/// (they exited 0 with the text lost), for every command; the sacreBLEU drop-in's own help and
+/// its results too (sacreBLEU exits 0 on a lost `--help`, 120 on lost results).
+#[test]
+fn help_that_cannot_be_written_is_exit_status_1() {
+    if !std::path::Path::new("/dev/full").exists() {
+        eprintln!("SKIPPED: no /dev/full");
+        return;
+    }
+    let dir = crate::util::TempDir::new("help-full");
+    let refs = dir.file_str("ref.txt", "the cat sat on the mat\n");
+    let cases: [&[&str]; 8] = [
+        &["--help"],
+        &["-h"],
+        &["--version"],
+        &["merge", "--help"],
+        &["compare", "--help"],
+        &["sacrebleu", "--help"],
+        &["sacrebleu", "--version"],
+        &["sacrebleu", &refs, "-i", &refs],
+    ];
+    for args in cases {
+        let out = Cmd::program("sh")
+            .args(["-c", "exec \"$0\" \"$@\" > /dev/full", BIN])
+            .args(args)
+            .run();
+        assert_eq!(out.code, Some(1), "{args:?}: {}", out.describe());
+        assert_eq!(
+            out.stderr_str(),
+            "bleu-stream: error: writing output: No space left on device\n",
+            "{args:?}"
+        );
+        // The control: written to a pipe, the same command succeeds.
+        run(args, "").assert_success();
+    }
+}
+
 /// `--lowercase` reaches every metric (audit 2026-11-26: nltk-chrf and nist with split tokens
 /// accepted it and scored the original case). Expected values are NLTK 3.10.4 on the
 /// `str.lower()` strings: `sentence_chrf('abc def', 'abc def')` = 1.0 (0.0888… without

@@ -14,7 +14,7 @@ pub mod score;
 
 use std::process::ExitCode;
 
-use crate::diagnostic::diagnostic;
+use crate::diagnostic::{diagnostic, io_message};
 use crate::status;
 
 /// Parses a subcommand's arguments with clap, handling `--help` and usage errors like the
@@ -25,8 +25,10 @@ pub fn parse<T: clap::Parser>(
     T::try_parse_from(args).map_err(clap_exit)
 }
 
-/// What a clap error means for the process: `--help`/`--version` printed (status 0), or a
-/// usage error with the tool's `bleu-stream: error:` prefix (status 2).
+/// What a clap error means for the process: `--help`/`--version` printed (status 0; status 1
+/// with the error every other output failure gets when standard output cannot take it, e.g. a
+/// full disk: a help text cut short must not look printed), or a usage error with the tool's
+/// `bleu-stream: error:` prefix (status 2).
 pub fn clap_exit(e: clap::Error) -> ExitCode {
     if e.use_stderr() {
         let text = e.render().to_string();
@@ -34,7 +36,15 @@ pub fn clap_exit(e: clap::Error) -> ExitCode {
         diagnostic(&format!("error: {}", text.trim_end()));
         ExitCode::from(status::USAGE)
     } else {
-        let _ = e.print();
-        ExitCode::from(status::OK)
+        match e
+            .print()
+            .and_then(|()| std::io::Write::flush(&mut std::io::stdout()))
+        {
+            Ok(()) => ExitCode::from(status::OK),
+            Err(err) => {
+                diagnostic(&format!("error: writing output: {}", io_message(&err)));
+                ExitCode::from(status::IO)
+            }
+        }
     }
 }

@@ -27,6 +27,7 @@ use metric::{Common, Row, SbMetric, Workspaces};
 use report::{format_score, single_results, Estimate};
 use table::{Cell, Paired, Results};
 
+use crate::diagnostic::{diagnostic, io_message};
 use crate::tokenize::Tokenizer;
 
 /// `get_available_testsets()` of sacreBLEU 2.6.0 as its error message prints the list.
@@ -98,22 +99,24 @@ pub fn main(argv: Vec<OsString>) -> ExitCode {
         }
     };
     // What was computed before an error is printed, as Python's `print` calls would have.
-    let mut stdout = std::io::stdout().lock();
-    if stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-        .is_err()
-    {
-        return ExitCode::from(crate::status::IO);
-    }
-    ExitCode::from(status)
+    print_exit(&out, status)
 }
 
+/// Writes `text` to standard output and ends with `status`, or with status 1 and the tool's
+/// `writing output` error when standard output cannot take it (sacreBLEU dies there with an
+/// `OSError` traceback, status 120; with `--help` it even exits 0, the help lost).
 fn print_exit(text: &str, status: u8) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
-    let _ = stdout.flush();
-    ExitCode::from(status)
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => ExitCode::from(status),
+        Err(e) => {
+            diagnostic(&format!("error: writing output: {}", io_message(&e)));
+            ExitCode::from(crate::status::IO)
+        }
+    }
 }
 
 /// A logged error (`sacrelogger.error`) ending with `status`.
