@@ -1128,23 +1128,30 @@ fn a_failed_write_to_stdout_is_exit_status_1_with_one_error_line() {
         (&["--threads", "2"], &many),
     ];
     for (args, input) in cases {
-        let out = Cmd::program("sh")
-            .args(["-c", "exec \"$0\" \"$@\" > /dev/full", BIN])
-            .args(args)
-            .stdin(input.as_bytes().to_vec())
-            .run();
-        assert_eq!(out.code, Some(1), "{args:?}: {}", out.describe());
-        assert_eq!(
-            out.stderr_str(),
-            "bleu-stream: error: writing output: No space left on device\n",
-            "{args:?}"
-        );
+        assert_full_disk_fails(args, input);
     }
+}
+
+/// Runs bleu-stream with `args` and `stdin` with its standard output on `/dev/full`, and asserts
+/// the one outcome any output that cannot be written has: status 1, one error line.
+fn assert_full_disk_fails(args: &[&str], stdin: &str) {
+    let out = Cmd::program("sh")
+        .args(["-c", "exec \"$0\" \"$@\" > /dev/full", BIN])
+        .args(args)
+        .stdin(stdin.as_bytes().to_vec())
+        .run();
+    assert_eq!(out.code, Some(1), "{args:?}: {}", out.describe());
+    assert_eq!(
+        out.stderr_str(),
+        "bleu-stream: error: writing output: No space left on device\n",
+        "{args:?}"
+    );
 }
 
 /// `--help` and `--version` that cannot be written are the same error as any other output
 /// (they exited 0 with the text lost), for every command; the sacreBLEU drop-in's own help and
-/// its results too (sacreBLEU exits 0 on a lost `--help`, 120 on lost results).
+/// its results too (sacreBLEU exits 0 on a lost `--help`, 120 on lost results). A closed pipe
+/// stays a quiet success.
 #[test]
 fn help_that_cannot_be_written_is_exit_status_1() {
     if !std::path::Path::new("/dev/full").exists() {
@@ -1164,18 +1171,20 @@ fn help_that_cannot_be_written_is_exit_status_1() {
         &["sacrebleu", &refs, "-i", &refs],
     ];
     for args in cases {
-        let out = Cmd::program("sh")
-            .args(["-c", "exec \"$0\" \"$@\" > /dev/full", BIN])
+        assert_full_disk_fails(args, "");
+        // The controls: written to a pipe, the same command succeeds, and a reader that went
+        // away (`| head -1`; here gone before the first write) is no error, as for rows.
+        run(args, "").assert_success();
+        let out = Cmd::program("bash")
+            .args([
+                "-c",
+                "set -o pipefail; { sleep 0.2; \"$0\" \"$@\"; } | true",
+                BIN,
+            ])
             .args(args)
             .run();
-        assert_eq!(out.code, Some(1), "{args:?}: {}", out.describe());
-        assert_eq!(
-            out.stderr_str(),
-            "bleu-stream: error: writing output: No space left on device\n",
-            "{args:?}"
-        );
-        // The control: written to a pipe, the same command succeeds.
-        run(args, "").assert_success();
+        assert_eq!(out.code, Some(0), "{args:?} | true: {}", out.describe());
+        assert_eq!(out.stderr_str(), "", "{args:?} | true");
     }
 }
 

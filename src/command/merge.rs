@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use crossbeam_channel::{bounded, Sender};
 
+use super::finish_write;
 use crate::cli::FormatArg;
 use crate::diagnostic::{diagnostic, escaped, io_message};
 use crate::gate::Gate;
@@ -179,17 +180,6 @@ fn run(args: &MergeArgs) -> u8 {
 /// with the offending text) and file names: every one is escaped ([`escaped`]).
 fn error(message: &str) {
     diagnostic(&format!("error: {}", escaped(message)));
-}
-
-fn finish_write(result: io::Result<()>) -> u8 {
-    match result {
-        Ok(()) => status::OK,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => status::OK,
-        Err(e) => {
-            error(&format!("writing output: {}", io_message(&e)));
-            status::IO
-        }
-    }
 }
 
 /// What the reading thread hands to the merging one.

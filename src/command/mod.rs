@@ -12,6 +12,7 @@ pub mod merge;
 pub mod sacrebleu;
 pub mod score;
 
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use crate::diagnostic::{diagnostic, io_message};
@@ -25,10 +26,10 @@ pub fn parse<T: clap::Parser>(
     T::try_parse_from(args).map_err(clap_exit)
 }
 
-/// What a clap error means for the process: `--help`/`--version` printed (status 0; status 1
-/// with the error every other output failure gets when standard output cannot take it, e.g. a
-/// full disk: a help text cut short must not look printed), or a usage error with the tool's
-/// `bleu-stream: error:` prefix (status 2).
+/// What a clap error means for the process: `--help`/`--version` printed (status 0, or as
+/// [`finish_write`] says when standard output cannot take it: a help text lost to a full disk
+/// must not look printed), or a usage error with the tool's `bleu-stream: error:` prefix
+/// (status 2).
 pub fn clap_exit(e: clap::Error) -> ExitCode {
     if e.use_stderr() {
         let text = e.render().to_string();
@@ -36,15 +37,21 @@ pub fn clap_exit(e: clap::Error) -> ExitCode {
         diagnostic(&format!("error: {}", text.trim_end()));
         ExitCode::from(status::USAGE)
     } else {
-        match e
-            .print()
-            .and_then(|()| std::io::Write::flush(&mut std::io::stdout()))
-        {
-            Ok(()) => ExitCode::from(status::OK),
-            Err(err) => {
-                diagnostic(&format!("error: writing output: {}", io_message(&err)));
-                ExitCode::from(status::IO)
-            }
+        let printed = e.print().and_then(|()| io::stdout().flush());
+        ExitCode::from(finish_write(printed))
+    }
+}
+
+/// The status of output that ended with `result`: status 1 with the `writing output` error when
+/// it could not be written (a full disk), 0 when its reader went away (`| head -1`: not an error
+/// worth a word, for a filter).
+pub fn finish_write(result: io::Result<()>) -> u8 {
+    match result {
+        Ok(()) => status::OK,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => status::OK,
+        Err(e) => {
+            diagnostic(&format!("error: writing output: {}", io_message(&e)));
+            status::IO
         }
     }
 }

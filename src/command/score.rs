@@ -83,12 +83,7 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
         control,
     ) {
         Ok(outcome) => outcome,
-        // `| head -1`: the reader went away; that is not an error worth a word.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return status::OK,
-        Err(e) => {
-            diagnostic(&format!("error: writing output: {}", io_message(&e)));
-            return status::IO;
-        }
+        Err(e) => return super::finish_write(Err(e)),
     };
     if sink.reports_lost > 0 {
         // Nowhere to say it (stderr is what failed): the status says it.

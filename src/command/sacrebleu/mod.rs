@@ -27,7 +27,6 @@ use metric::{Common, Row, SbMetric, Workspaces};
 use report::{format_score, single_results, Estimate};
 use table::{Cell, Paired, Results};
 
-use crate::diagnostic::{diagnostic, io_message};
 use crate::tokenize::Tokenizer;
 
 /// `get_available_testsets()` of sacreBLEU 2.6.0 as its error message prints the list.
@@ -102,21 +101,18 @@ pub fn main(argv: Vec<OsString>) -> ExitCode {
     print_exit(&out, status)
 }
 
-/// Writes `text` to standard output and ends with `status`, or with status 1 and the tool's
-/// `writing output` error when standard output cannot take it (sacreBLEU dies there with an
-/// `OSError` traceback, status 120; with `--help` it even exits 0, the help lost).
+/// Writes `text` to standard output and ends with `status`, or as [`super::finish_write`] says
+/// when standard output cannot take it (sacreBLEU dies there with an `OSError` traceback,
+/// status 120; with `--help` it even exits 0, the help lost).
 fn print_exit(text: &str, status: u8) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
-    match stdout
+    let written = stdout
         .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => ExitCode::from(status),
-        Err(e) => {
-            diagnostic(&format!("error: writing output: {}", io_message(&e)));
-            ExitCode::from(crate::status::IO)
-        }
-    }
+        .and_then(|()| stdout.flush());
+    ExitCode::from(match super::finish_write(written) {
+        crate::status::OK => status,
+        failed => failed,
+    })
 }
 
 /// A logged error (`sacrelogger.error`) ending with `status`.
