@@ -93,7 +93,8 @@ impl Alphabet {
     }
 
     /// The ids of the characters of the all-ASCII `bytes` but those in `skip` (a bit set, see
-    /// [`skip_set`]) into `out`, which is at least as long; returns their number.
+    /// [`skip_set`]) into `out`, which is at least as long (byte i writes slot ≤ i); returns
+    /// their number.
     ///
     /// Two passes instead of [`Alphabet::id`] per character: the first collects the set of
     /// characters present in a register, then the new ones get their ids (in byte order rather
@@ -164,8 +165,7 @@ impl Side {
             });
             self.len = len;
         } else if text.is_ascii() {
-            // One more slot than characters: a skipped last character is written there.
-            self.ids.resize(text.len() + 1, 0);
+            self.ids.resize(text.len(), 0);
             self.len = alphabet.ascii_ids(text.as_bytes(), skip_set(spaces), &mut self.ids);
             self.ids.truncate(self.len);
         } else {
