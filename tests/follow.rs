@@ -59,6 +59,96 @@ fn follow_reads_through_truncation_and_replacement() {
     assert_eq!(live.wait().0, Some(143));
 }
 
+/// Regression (audit 2026-11-26): a copytruncate rotation while the follower is behind the
+/// writer (here held back by a consumer that does not read its rows yet) went unnoticed: the
+/// reader read on from its old offset into the new file, losing the new file's start (11,374 of
+/// 200,000 lines in the audit's run), cutting a line and reporting no restart. Now every row of
+/// the new file comes after the old file's rows read and the restart, and a warning says that
+/// the old file's unread rest is lost.
+#[test]
+fn follow_notices_a_rewrite_while_behind_the_writer() {
+    let dir = tempdir("behind");
+    let log = dir.join("l.log");
+    let (old, new) = (100_000, 50_000);
+    let text = |f: &dyn Fn(usize) -> String, n| (0..n).map(f).collect::<String>();
+    fs::write(&log, text(&|i| format!("old {i}\told {i}\n"), old)).unwrap();
+    let mut child = Command::new(crate::util::BIN)
+        .args(["-j", "1", "--follow", log.to_str().unwrap(), "-f", "jsonl"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // After its first row nobody reads the rows for a while: the reader stops when the pipe
+    // and the queues are full, far from the end of the file. Then the file is truncated and
+    // written again, longer than the reader's position.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
+    thread::sleep(Duration::from_millis(300));
+    fs::write(&log, text(&|i| format!("new line {i}\tzzz {i}\n"), new)).unwrap();
+    let (tx, rx) = mpsc::channel();
+    tx.send(serde_json::from_str::<serde_json::Value>(&first).unwrap())
+        .unwrap();
+    thread::spawn(move || {
+        for line in std::io::BufRead::lines(stdout) {
+            let value: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+            if tx.send(value).is_err() {
+                break;
+            }
+        }
+    });
+    // Old rows match every hypothesis word (hypothesis = reference), new ones one of three.
+    let (mut old_rows, mut new_rows, mut restarts) = (0, 0, Vec::new());
+    while new_rows < new {
+        let row = rx.recv_timeout(DEADLINE).unwrap_or_else(|_| {
+            panic!("{old_rows} old and {new_rows} new rows, restarts {restarts:?}")
+        });
+        match row["type"].as_str() {
+            Some("segment") if row["bleu"]["counts"][0] == row["bleu"]["totals"][0] => {
+                assert!(
+                    restarts.is_empty() && new_rows == 0,
+                    "an old row after a new: {row}"
+                );
+                old_rows += 1;
+            }
+            Some("segment") => {
+                assert_eq!(
+                    restarts.len(),
+                    1,
+                    "a new row before the restart: {row} {restarts:?}"
+                );
+                new_rows += 1;
+            }
+            _ => restarts.push(row),
+        }
+    }
+    assert!(old_rows > 0 && old_rows < old, "{old_rows} old rows");
+    assert_eq!(restarts[0]["segments"], old_rows, "{}", restarts[0]);
+    assert!(
+        restarts[0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("was truncated"),
+        "{}",
+        restarts[0]
+    );
+    signal(&child, "TERM");
+    let last = rx.recv_timeout(DEADLINE).unwrap();
+    assert_eq!(
+        (last["final"].as_bool(), last["segments"].as_u64()),
+        (Some(true), Some((old_rows + new) as u64))
+    );
+    assert_eq!(child.wait().unwrap().code(), Some(143));
+    // What was read of the old file and what is lost are said: its unread rest, and the piece
+    // of a line read before (a line of it, not an error record or a cut line in the rows).
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(
+        stderr.contains("l.log was rewritten before it was read to its end: what was not read yet of the old contents is lost"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn follow_notices_a_rewrite_that_regrows_past_the_read_position() {
     // The file is rewritten (truncated and written again, longer than before) within one poll:

@@ -14,8 +14,6 @@ const FOLLOW_POLL: Duration = Duration::from_millis(20);
 /// A followed file, opened.
 struct Followed {
     reader: LineReader,
-    /// Another handle on the same open file, for positioned reads of what was read already.
-    file: File,
     id: Option<(u64, u64)>,
     /// Not a regular file (a FIFO): a read waits for a writer, and the end of the data means
     /// that the last writer closed it, not that the writer is between two writes.
@@ -93,10 +91,25 @@ pub(super) fn read_follow(
                 return Ok(());
             }
         }
-        // The old file (or what the FIFO's writers wrote) is finished: a last line without
-        // newline is a line.
-        followed.reader.finish();
-        follower.drain(&mut followed.reader, out)?;
+        if followed.reader.cut_short() {
+            // Rewritten while the reader was behind: the rest of the old contents is gone, and
+            // a partial line read is a piece of a line, not one.
+            let dropped = followed.reader.abandon();
+            let partial = match dropped {
+                0 => String::new(),
+                n => format!("; a partial line of {n} bytes read before is dropped"),
+            };
+            crate::diagnostic::diagnostic(&format!(
+                "warning: {} was rewritten before it was read to its end: what was not read \
+                 yet of the old contents is lost{partial}",
+                follower.name
+            ));
+        } else {
+            // The old file (or what the FIFO's writers wrote) is finished: a last line without
+            // newline is a line.
+            followed.reader.finish();
+            follower.drain(&mut followed.reader, out)?;
+        }
         out.send()?;
         if followed.stream {
             // At most one reopen per poll: a stream that ends each time it is opened (a pipe
@@ -146,9 +159,7 @@ impl Follower<'_> {
             Ok(meta) if meta.len() < reader.offset() => Some("truncated"),
             // Grown: unless the bytes before the read position are the ones read there, the
             // file was rewritten (truncated and regrown past the position between two polls).
-            Ok(meta) if meta.len() > reader.offset() && !reader.tail_matches(&followed.file) => {
-                Some("truncated")
-            }
+            Ok(meta) if meta.len() > reader.offset() && !reader.tail_matches() => Some("truncated"),
             // Missing for a moment during a rotation: read on from the old file meanwhile.
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             // The name no longer leads to a file (a symlink loop, a directory on the way that
@@ -225,9 +236,11 @@ impl Follower<'_> {
         // for its writer.
         let stream = !meta.is_file();
         reader.may_block = stream;
+        // A regular file is checked after every read (and at every poll) for a rewrite under
+        // the reader: the bytes before the read position must still be the ones read there.
+        reader.positioned = (!stream).then_some(file);
         Ok(Followed {
             reader,
-            file,
             id: file_id(&meta),
             stream,
         })

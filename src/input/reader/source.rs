@@ -112,6 +112,11 @@ pub struct LineReader {
     pub(super) may_block: bool,
     /// `--follow`: the last (up to [`TAIL`]) bytes read, to notice a file rewritten in place.
     pub(super) tail: Vec<u8>,
+    /// `--follow` on a regular file: another handle on it, for positioned reads of the bytes
+    /// before the read position ([`Self::tail_matches`]).
+    pub(super) positioned: Option<File>,
+    /// A read found the followed file rewritten under the reader ([`Self::cut_short`]).
+    cut_short: bool,
 }
 
 /// `--follow`: bytes before the read position checked to notice a rewritten file.
@@ -145,6 +150,8 @@ impl LineReader {
             halted: false,
             may_block: true,
             tail: Vec::new(),
+            positioned: None,
+            cut_short: false,
         }
     }
 
@@ -160,9 +167,12 @@ impl LineReader {
         self
     }
 
-    /// After the end of the data: try reading again (the followed file may have grown).
+    /// After the end of the data: try reading again (the followed file may have grown, or, after
+    /// [`cut_short`](Self::cut_short), turned out unchanged after all: its bytes before the
+    /// read position as they were read).
     pub fn resume(&mut self) {
         self.eof = false;
+        self.cut_short = false;
     }
 
     /// `--follow`: the data ends here for good (the last writer of a FIFO closed it, a rotated
@@ -173,6 +183,26 @@ impl LineReader {
     pub fn finish(&mut self) {
         self.follow = false;
         self.eof = true;
+    }
+
+    /// `--follow`: a read found the file rewritten (truncated and written again past the read
+    /// position) before the reader had reached the end of what was there: the old contents
+    /// after the read position are gone, and what is buffered after the last complete line is
+    /// a piece of a line whose rest went with them.
+    pub fn cut_short(&self) -> bool {
+        self.cut_short
+    }
+
+    /// `--follow`, after [`cut_short`](Self::cut_short): drops what is buffered after the last
+    /// complete line (and an over-long line being skipped) instead of counting it as a last
+    /// line, and ends the stream. Returns the bytes dropped.
+    pub fn abandon(&mut self) -> u64 {
+        let dropped = (self.end - self.start) as u64 + self.skipping.take().unwrap_or(0);
+        self.start = self.end;
+        self.newline = None;
+        self.follow = false;
+        self.eof = true;
+        dropped
     }
 
     /// Bytes read from the stream so far.
@@ -197,18 +227,23 @@ impl LineReader {
         self.halted
     }
 
-    /// `--follow`: true when the bytes before the read position in `file` are still the ones
-    /// read there (up to [`TAIL`] of them), i.e. the file was not rewritten under the reader.
+    /// `--follow`: true when the bytes before the read position in the followed file are still
+    /// the ones read there (up to [`TAIL`] of them), i.e. the file was not rewritten under the
+    /// reader. Always true without a [`positioned`](Self::positioned) handle (a FIFO).
     #[cfg(unix)]
-    pub(super) fn tail_matches(&self, file: &File) -> bool {
+    pub(super) fn tail_matches(&self) -> bool {
         use std::os::unix::fs::FileExt;
-        let mut now = vec![0; self.tail.len()];
+        let Some(file) = &self.positioned else {
+            return true;
+        };
+        let mut now = [0; TAIL];
+        let now = &mut now[..self.tail.len()];
         let at = self.offset - self.tail.len() as u64;
-        file.read_exact_at(&mut now, at).is_ok() && now == self.tail
+        file.read_exact_at(now, at).is_ok() && now == &self.tail[..]
     }
 
     #[cfg(not(unix))]
-    pub(super) fn tail_matches(&self, _file: &File) -> bool {
+    pub(super) fn tail_matches(&self) -> bool {
         true
     }
 
@@ -335,6 +370,17 @@ impl LineReader {
                     break Ok(());
                 }
                 Ok(n) => {
+                    if self.follow && !self.tail_matches() {
+                        // The file was rewritten since the bytes before the position were
+                        // read (truncated and written again past it while this reader was
+                        // busy or held back by its consumers): what this read returned does
+                        // not continue what was read. It is dropped, and the reader is at the
+                        // end of the data, where the follower finds the file changed and reads
+                        // it from the start.
+                        self.cut_short = true;
+                        self.eof = true;
+                        break Ok(());
+                    }
                     if self.follow {
                         let read = &self.buf[self.end..self.end + n];
                         let keep = TAIL.saturating_sub(n).min(self.tail.len());

@@ -264,6 +264,63 @@ fn the_follow_tail_keeps_the_last_bytes_read() {
     }
 }
 
+/// Regression (audit 2026-11-26): a followed file rewritten (truncated and written again past
+/// the read position) while the reader is still behind the writer. The check ran only at the
+/// end of the data, so a reader catching up read the new file from its old offset: the new
+/// file's start was lost, a line was cut, and no restart was reported. Every read of a regular
+/// file now checks the bytes before its position: the read that returns the new file's bytes
+/// is dropped and the reader is at the end of the data, the file changed.
+#[cfg(unix)]
+#[test]
+fn a_followed_file_rewritten_under_a_busy_reader_is_not_read_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log");
+    let lines =
+        |tag: &str, n: usize| -> String { (0..n).map(|i| format!("{tag} {i}\n")).collect() };
+    let old = lines("old line", 3 * READ_SIZE / 10);
+    assert!(old.len() > 2 * READ_SIZE);
+    std::fs::write(&path, &old).unwrap();
+    let open = || {
+        let file = std::fs::File::open(&path).unwrap();
+        let mut r =
+            LineReader::new(Box::new(file.try_clone().unwrap()), "log".to_owned()).following();
+        r.positioned = Some(file);
+        r
+    };
+    // The control: the file as it is is read to its end, line for line.
+    let mut r = open();
+    let mut n = 0;
+    while let Some(line) = r.next_line().unwrap() {
+        assert_eq!(line, Line::Text(format!("old line {n}").as_bytes()));
+        n += 1;
+    }
+    assert_eq!((n, r.offset()), (3 * READ_SIZE / 10, old.len() as u64));
+    assert!(r.tail_matches());
+    // One read's worth taken, then the file is rewritten, longer than before.
+    let mut r = open();
+    r.fill().unwrap();
+    let first = r.offset();
+    assert!(first > 0 && first < old.len() as u64);
+    std::fs::write(&path, lines("new", 4 * READ_SIZE / 5)).unwrap();
+    let mut got = Vec::new();
+    while let Some(Line::Text(line)) = r.next_line().unwrap() {
+        got.push(String::from_utf8(line.to_vec()).unwrap());
+    }
+    assert_eq!(r.offset(), first, "nothing of the new file was taken");
+    assert!(
+        got.iter().all(|l| l.starts_with("old line ")),
+        "{:?}",
+        got.last()
+    );
+    assert!(!r.tail_matches(), "the follower sees the file changed");
+    // The piece of a line after the last complete one is dropped, not made a line.
+    assert!(r.cut_short());
+    let piece = first - got.iter().map(|l| l.len() as u64 + 1).sum::<u64>();
+    assert!(piece > 0);
+    assert_eq!(r.abandon(), piece);
+    assert_eq!(r.next_line().unwrap(), None);
+}
+
 /// Regression (issue 19, point 5): when a followed file is finished (rotated, or a FIFO's
 /// writer closed it), its last line without newline used to be taken as raw bytes: an
 /// over-long one whose start was skipped vanished, and one just over `--max-line-bytes` was
