@@ -27,7 +27,8 @@ use bleu_stream::metric::registry;
 
 use crate::properties::{as_jsonl, as_tsv, config, input, segments};
 use crate::util::{
-    eprint_whole, par_map, shared_dir, wmt22_dir, Cmd, Mismatches, Output, TempDir, BIN,
+    assert_refused, eprint_whole, par_map, shared_dir, wmt22_dir, Cmd, Mismatches, Output, TempDir,
+    BIN,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -926,18 +927,6 @@ fn a_stats_document_has_the_documented_layout() {
 // ---------------------------------------------------------------------------------------------
 // Refusals and errors
 // ---------------------------------------------------------------------------------------------
-
-/// Asserts exit status `code`, nothing on stdout, and a `bleu-stream: error:` diagnostic that
-/// contains every one of `parts`.
-fn assert_refused(out: &Output, code: i32, parts: &[&str]) {
-    assert_eq!(out.code, Some(code), "{}", out.describe());
-    assert!(out.stdout.is_empty(), "stdout: {}", out.stdout_str());
-    let err = out.stderr_str();
-    assert!(err.starts_with("bleu-stream: error: "), "{err}");
-    for p in parts {
-        assert!(err.contains(p), "{err:?} does not contain {p:?}");
-    }
-}
 
 /// NLTK smoothing methods 5–7 read the last sentence, and NLTK's corpus_chrf is a sequential
 /// float sum: `--emit stats` refuses them (exit 2, why), also next to other metrics.

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
-use crate::util::{Cmd, Output, BIN};
+use crate::util::{assert_refused, Cmd, Output, BIN};
 
 const INPUT: &str = "{\"hyp\":\"the cat sat on the mat\",\"refs\":[\"the cat is on the mat\",\"a cat sat\"],\"sys\":\"a\"}\n\
                      {\"hyp\":\"0 1 0 2\",\"refs\":[\"0 1 2 0\",\"0 0\"],\"sys\":\"b\"}\n";
@@ -49,15 +49,8 @@ fn merge_text(text: &str) -> Output {
 /// names the file, the document (and its line) and says each of `says`.
 fn refused(text: &str, document: &str, says: &[&str]) -> String {
     let out = merge_text(text);
-    assert_eq!(out.code, Some(2), "{}", out.describe());
-    assert!(out.stdout.is_empty(), "{}", out.describe());
+    assert_refused(&out, 2, &["shard.json: ", document]);
     let err = out.stderr_str();
-    assert!(
-        err.starts_with("bleu-stream: error: ")
-            && err.contains("shard.json: ")
-            && err.contains(document),
-        "{err}"
-    );
     for s in says {
         assert!(err.contains(s), "want {s:?} in {err}");
     }
@@ -521,14 +514,7 @@ fn a_document_over_the_size_limit_is_refused() {
         .arg(&path)
         .run();
     assert!(doc.len() > 512, "{}", doc.len());
-    assert_eq!(out.code, Some(2), "{}", out.describe());
-    assert!(out.stdout.is_empty());
-    assert!(
-        out.stderr_str()
-            .contains("shard.json: document 1: longer than 512 bytes"),
-        "{}",
-        out.describe()
-    );
+    assert_refused(&out, 2, &["shard.json: document 1: longer than 512 bytes"]);
     Cmd::new()
         .args(["merge", "--max-document-bytes", "64K"])
         .arg(&path)

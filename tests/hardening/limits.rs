@@ -1,7 +1,7 @@
 //! Point 4 (no integer wraps: huge option values are usage errors) and point 9 (diagnostics say
 //! what is true).
 
-use crate::util::Cmd;
+use crate::util::{assert_refused, Cmd};
 
 const LINE: &str = "a b c d\ta b c d\n";
 
@@ -84,13 +84,7 @@ fn merge_refuses_absurd_sample_counts() {
         let bad = doc.replace("\"samples\":1000", &format!("\"samples\":{samples}"));
         std::fs::write(&path, bad).unwrap();
         let out = Cmd::new().arg("merge").arg(&path).run();
-        assert_eq!(out.code, Some(2), "{}", out.describe());
-        assert!(out.stdout.is_empty(), "{}", out.describe());
-        assert!(
-            out.stderr_str().contains("\"samples\" is"),
-            "{}",
-            out.describe()
-        );
+        assert_refused(&out, 2, &["\"samples\" is"]);
     }
 }
 

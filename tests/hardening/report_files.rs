@@ -6,7 +6,7 @@ use std::os::unix::fs::{symlink, FileTypeExt, PermissionsExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::util::{Cmd, BIN};
+use crate::util::{assert_refused, Cmd, BIN};
 
 const INPUT: &str = "a b c d\ta b c d\n";
 
@@ -154,13 +154,7 @@ fn a_fifo_device_or_directory_at_the_path_is_refused() {
         ("--report-file", subdir.as_path(), "directory"),
     ] {
         let out = Cmd::new().arg(flag).arg(path).stdin(INPUT).run();
-        assert_eq!(out.code, Some(2), "{}", out.describe());
-        assert!(out.stdout.is_empty(), "{}", out.describe());
-        let err = out.stderr_str();
-        assert!(
-            err.starts_with("bleu-stream: error: ") && err.contains(what),
-            "{err}"
-        );
+        assert_refused(&out, 2, &[what]);
     }
     assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
     assert!(subdir.is_dir());
@@ -287,13 +281,7 @@ fn outputs_that_are_one_file_are_refused() {
             .arg(c)
             .stdin(INPUT)
             .run();
-        assert_eq!(out.code, Some(2), "{a} {b}: {}", out.describe());
-        assert!(out.stdout.is_empty(), "{}", out.describe());
-        assert!(
-            out.stderr_str().contains("one would overwrite the other"),
-            "{}",
-            out.describe()
-        );
+        assert_refused(&out, 2, &["one would overwrite the other"]);
         assert_eq!(fs::read_to_string(&path).unwrap(), "kept");
     }
 }
@@ -308,8 +296,7 @@ fn an_unwritable_report_directory_is_refused_at_once() {
         .args(["--report-file", "/proc/version", "-b"])
         .stdin(INPUT)
         .run();
-    assert_eq!(out.code, Some(2), "{}", out.describe());
-    assert!(out.stdout.is_empty(), "{}", out.describe());
+    assert_refused(&out, 2, &[]);
     assert!(
         out.stderr_str()
             .starts_with("bleu-stream: error: /proc/version: cannot create a file in /proc"),

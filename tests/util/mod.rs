@@ -281,6 +281,19 @@ impl Output {
     }
 }
 
+/// Asserts exit status `code`, nothing on stdout, and a `bleu-stream: error:` diagnostic that
+/// contains every one of `parts`: how every refusal (usage error, bad document, unwritable
+/// output) looks.
+pub fn assert_refused(out: &Output, code: i32, parts: &[&str]) {
+    assert_eq!(out.code, Some(code), "{}", out.describe());
+    assert!(out.stdout.is_empty(), "stdout: {}", out.stdout_str());
+    let err = out.stderr_str();
+    assert!(err.starts_with("bleu-stream: error: "), "{err}");
+    for p in parts {
+        assert!(err.contains(p), "{err:?} does not contain {p:?}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // ../shared
 // ---------------------------------------------------------------------------------------------
