@@ -10,7 +10,7 @@ use crate::util::{read_jsonl, sacrebleu_vectors, shared_or_skip, str_field};
 
 /// The installed dictionary, or `None` after printing why the test is skipped (a failure in CI).
 pub fn dictionary_or_skip(what: &str) -> Option<&'static ko_mecab::Model> {
-    match ko_mecab::install(None) {
+    match ko_mecab::install(None, true) {
         Ok(m) => Some(m),
         Err(e) => {
             assert!(

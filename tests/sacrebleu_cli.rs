@@ -1,7 +1,7 @@
 //! `bleu-stream sacrebleu …` (issue 18, part A): the same standard output, exit status and —
 //! where sacreBLEU writes no Python traceback — standard error as `sacrebleu` 2.6.0.
 //!
-//! * Per feature, self-contained: the 66 command lines of `tests/data/sacrebleu_cli/cases.jsonl`
+//! * Per feature, self-contained: the 75 command lines of `tests/data/sacrebleu_cli/cases.jsonl`
 //!   (recorded from the real `sacrebleu` by `generate.py` in that folder, on 40-line WMT22
 //!   excerpts), grouped by the feature they exercise; plus the link trick (a link named
 //!   `sacrebleu` to the binary).
@@ -182,6 +182,59 @@ fn sacrebleu_test_set_not_in_the_cache_is_an_error_that_says_how_to_fetch_it() {
             && err.contains("sacrebleu -t wmt22 -l en-ja --echo src"),
         "{err}"
     );
+}
+
+/// A tokenizer whose model or dictionary is missing or unreadable ends the drop-in with status 1
+/// and one line saying what to install or where to put it (sacreBLEU raises): no panic, no
+/// score, and no `--spm-model`/`--mecab-dic`, which this command line does not have.
+/// Regression: it panicked while scoring (status 101 and a backtrace).
+#[test]
+fn sacrebleu_tokenizer_without_its_model_is_an_error_not_a_panic() {
+    let dir = TempDir::new("sacrecli-models");
+    let broken = dir.path().join("broken");
+    std::fs::create_dir_all(broken.join("models")).unwrap();
+    std::fs::write(broken.join("models/flores200sacrebleuspm"), b"not a model").unwrap();
+    let missing = dir.path().join("missing");
+    let hyp = std::fs::read(fixtures().join("sysA.txt")).unwrap();
+    let refs = fixtures().join("refA.txt");
+    // (tokenizer, variable, its value, what the message says)
+    let cases = [
+        ("flores101", "SACREBLEU", &missing, "put the file there\n"),
+        ("spBLEU-1K", "SACREBLEU", &missing, "put the file there\n"),
+        (
+            "flores200",
+            "SACREBLEU",
+            &broken,
+            "is not a usable SentencePiece model",
+        ),
+        (
+            "ja-mecab",
+            "BLEU_STREAM_MECAB_DIC",
+            &missing,
+            "BLEU_STREAM_MECAB_DIC=DIR\n",
+        ),
+    ];
+    for (tok, var, value, says) in cases {
+        let out = Cmd::new()
+            .arg("sacrebleu")
+            .arg(&refs)
+            .args(["-tok", tok])
+            .env(var, value)
+            .stdin(hyp.clone())
+            .run();
+        let err = out.stderr_str();
+        assert_eq!(out.code, Some(1), "{tok}: {}", out.describe());
+        assert_eq!(out.stdout_str(), "", "{tok}");
+        assert!(
+            err.starts_with("bleu-stream: error: ") && err.lines().count() == 1,
+            "{tok}: {err}"
+        );
+        assert!(err.contains(says), "{tok}: {err}");
+        assert!(
+            !err.contains("--spm-model") && !err.contains("--mecab-dic"),
+            "{tok}: {err}"
+        );
+    }
 }
 
 /// `ln -s $(which bleu-stream) sacrebleu`: the program name selects the drop-in.

@@ -13,6 +13,7 @@ use serde_json::Value;
 use smallvec::SmallVec;
 
 use super::options::CommonArgs;
+use super::pymath::fixed;
 use super::score::{self, Piece, Score};
 use super::Registered;
 use super::{saved, Metric};
@@ -198,7 +199,8 @@ impl BleuScore {
             if i > 0 {
                 s.push('/');
             }
-            let _ = write!(s, "{p:.1}");
+            // `nan` as Python spells it (sacreBLEU's `-sv nan`).
+            s.push_str(&fixed(*p, 1));
         }
         let _ = write!(
             s,
@@ -346,7 +348,7 @@ impl Bleu {
         // explicit value with exp or none is ignored and not shown.
         let mut smooth = self.config.smooth_method.name().to_owned();
         if let (Some(v), Some(_)) = (self.smooth_value, self.config.smooth_method.default_value()) {
-            let _ = write!(smooth, "[{v:.2}]");
+            let _ = write!(smooth, "[{}]", fixed(v, 2));
         }
         format!(
             "nrefs:{nrefs}|case:{}|eff:{}|tok:{}|smooth:{smooth}|version:{SACREBLEU_VERSION}",

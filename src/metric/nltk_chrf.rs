@@ -41,10 +41,21 @@ pub enum Beta {
 
 impl Beta {
     /// Parses `--nltk-chrf-beta`: an integer literal is a Python `int`, anything else a float.
+    /// An integer beyond 64 bits is refused: Python squares it exactly (and raises converting
+    /// a square over the double range), which a float stand-in would only approximate.
     pub fn parse(s: &str) -> Result<Beta, String> {
         let s = s.trim();
         if let Ok(i) = s.parse::<i64>() {
             return Ok(Beta::Int(i));
+        }
+        let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!(
+                "the integer '{s}' is beyond 64 bits; give it as a float (such as {}) for \
+                 NLTK's float arithmetic",
+                s.parse::<f64>()
+                    .map_or("1e30".to_owned(), |f| format!("{f:e}"))
+            ));
         }
         match s.parse::<f64>() {
             Ok(f) if f.is_finite() => Ok(Beta::Float(f)),
@@ -627,5 +638,17 @@ mod tests {
         assert_eq!(Beta::parse("3.0").unwrap().repr(), "3.0");
         assert_eq!(Beta::parse("0.5").unwrap().repr(), "0.5");
         assert!(Beta::parse("x").is_err() && Beta::parse("inf").is_err());
+        // Regression: an integer past i64 was taken as a float, whose errors and roundings are
+        // not those of Python's exact int (audit: `OverflowError: (34, …)` where NLTK raises
+        // `int too large to convert to float`).
+        assert_eq!(
+            Beta::parse("-9223372036854775808").unwrap(),
+            Beta::Int(i64::MIN)
+        );
+        let big = format!("1{}", "0".repeat(155));
+        let e = Beta::parse(&big).unwrap_err();
+        assert!(e.contains("beyond 64 bits") && e.contains("1e155"), "{e}");
+        assert!(Beta::parse("9223372036854775808").is_err());
+        assert_eq!(Beta::parse("1e155").unwrap(), Beta::Float(1e155));
     }
 }

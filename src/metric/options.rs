@@ -74,6 +74,7 @@ impl CommonArgs {
         ModelPaths {
             mecab_dic: self.mecab_dic.clone(),
             spm_model: self.spm_model.clone(),
+            drop_in: false,
         }
     }
 }

@@ -21,7 +21,7 @@ use std::fmt;
 
 use num_bigint::{BigInt, Sign};
 use num_rational::BigRational;
-use num_traits::{One, ToPrimitive, Zero};
+use num_traits::{One, Signed, ToPrimitive, Zero};
 
 /// A Python exception: its type name and message, as NLTK would raise it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -316,10 +316,9 @@ impl Num {
         }
         let divisor = other.frac();
         if divisor.is_zero() {
-            let numerator = self.frac();
             return Err(PyError::zero_division(format!(
                 "Fraction({}, 0)",
-                numerator.numer() * divisor.denom()
+                zero_division_numerator(&self.frac(), &divisor)
             )));
         }
         Ok(Num::Rat(self.frac() / divisor))
@@ -336,6 +335,32 @@ impl Num {
             }
         })
     }
+}
+
+/// `f"{x:.{width}f}"`: Rust's `{:.N}` rounds the exact binary value half to even, as Python
+/// does; `nan` (Rust: `NaN`) and `inf` as Python spells them.
+pub fn fixed(x: f64, width: usize) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    format!("{x:.width$}")
+}
+
+/// The numerator CPython 3.11's `Fraction._div(a, b)` builds before `Fraction(n, 0)` raises, for
+/// a zero `b`: it divides `a`'s numerator and `b`'s (0) by their gcd, which is `|na|`, leaving
+/// the sign of `a`; and the denominators by theirs, leaving `db / gcd(db, da)`; then
+/// `n = na · db`. So `Fraction(-7, 8) / 0` raises `Fraction(-1, 0)`, and an unnormalized
+/// `Fraction(6, 4) / Fraction(0, 8)` raises `Fraction(2, 0)`: the representations count, which
+/// `Num::Count` keeps as NLTK built them.
+fn zero_division_numerator(a: &BigRational, b: &BigRational) -> BigInt {
+    let sign = sign_of(a.numer()) * sign_of(a.denom());
+    let (da, db) = (a.denom().abs(), b.denom().abs());
+    let (mut g, mut r) = (da, db.clone());
+    while !r.is_zero() {
+        (g, r) = (r.clone(), g % r);
+    }
+    let db = if g > BigInt::one() { db / g } else { db };
+    BigInt::from(sign) * db
 }
 
 fn sign_of(i: &BigInt) -> i32 {
@@ -412,6 +437,28 @@ mod tests {
                 .kind,
             "OverflowError"
         );
+    }
+
+    /// The message of a division by a zero `Fraction`, as CPython 3.11 words it (values from
+    /// `python3 -c 'from fractions import Fraction as F; F(-7, 8) / 0'` and alike). Regression:
+    /// nltk-bleu's method 6 with `--alpha=-1` said `Fraction(-121, 0)` where NLTK says
+    /// `Fraction(-1, 0)`.
+    #[test]
+    fn division_by_a_zero_fraction_names_cpythons_numerator() {
+        let rat = |n: i64, d: i64| Num::Rat(BigRational::new(n.into(), d.into()));
+        let count = |num, den| Num::Count { num, den };
+        let message = |a: Num, b: Num| a.div(&b).unwrap_err().to_string();
+        let cases = [
+            (rat(-7, 8), Num::int(0), "Fraction(-1, 0)"),
+            (rat(5, 2), count(0, 4), "Fraction(2, 0)"),
+            (rat(0, 1), Num::int(0), "Fraction(0, 0)"),
+            (rat(-7, 3), count(0, 9), "Fraction(-3, 0)"),
+            (count(6, 4), count(0, 8), "Fraction(2, 0)"),
+            (count(121, 1), Num::int(0), "Fraction(1, 0)"),
+        ];
+        for (a, b, want) in cases {
+            assert_eq!(message(a, b), format!("ZeroDivisionError: {want}"));
+        }
     }
 
     #[test]

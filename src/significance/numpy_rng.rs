@@ -25,10 +25,9 @@ const POOL_SIZE: usize = 4;
 /// PCG64's LCG multiplier (`PCG_DEFAULT_MULTIPLIER_128`).
 const PCG_MULT: u128 = 0x2360_ed05_1fc6_5da4_4385_df64_9fcc_f645;
 
-/// `SeedSequence(seed).generate_state(n_words, np.uint32)` for a non-negative integer seed
-/// (no spawn key).
-pub fn seed_sequence_state(seed: u128, n_words: usize) -> Vec<u32> {
-    // `_coerce_to_uint32_array`: little-endian 32-bit words, at least one.
+/// `_coerce_to_uint32_array` of a non-negative integer: its little-endian 32-bit words, at least
+/// one.
+pub fn seed_words(seed: u128) -> Vec<u32> {
     let mut entropy = Vec::new();
     let mut s = seed;
     loop {
@@ -38,6 +37,18 @@ pub fn seed_sequence_state(seed: u128, n_words: usize) -> Vec<u32> {
             break;
         }
     }
+    entropy
+}
+
+/// `SeedSequence(seed).generate_state(n_words, np.uint32)` for a non-negative integer seed
+/// given as its [`seed_words`] (no spawn key; Python's ints have no size limit, so neither
+/// has `entropy`).
+pub fn seed_sequence_state(entropy: &[u32], n_words: usize) -> Vec<u32> {
+    let entropy = if entropy.is_empty() {
+        &[0][..]
+    } else {
+        entropy
+    };
     let mut hash_const = INIT_A;
     let mut hashmix = |value: u32| -> u32 {
         let mut v = value ^ hash_const;
@@ -92,7 +103,12 @@ pub struct NumpyRng {
 impl NumpyRng {
     /// `np.random.default_rng(seed)`.
     pub fn new(seed: u128) -> NumpyRng {
-        let w = seed_sequence_state(seed, 8);
+        NumpyRng::from_words(&seed_words(seed))
+    }
+
+    /// `np.random.default_rng(seed)` for a seed of any size, given as its [`seed_words`].
+    pub fn from_words(entropy: &[u32]) -> NumpyRng {
+        let w = seed_sequence_state(entropy, 8);
         // `generate_state(4, np.uint64)` viewed as uint64 (little-endian word pairs).
         let u = |i: usize| u64::from(w[2 * i]) | (u64::from(w[2 * i + 1]) << 32);
         let initstate = (u128::from(u(0)) << 64) | u128::from(u(1));
@@ -201,7 +217,7 @@ mod tests {
     #[test]
     fn seed_sequence_matches_numpy() {
         // np.random.SeedSequence(12345).generate_state(4, np.uint64)
-        let w = seed_sequence_state(12345, 8);
+        let w = seed_sequence_state(&seed_words(12345), 8);
         let u = |i: usize| u64::from(w[2 * i]) | (u64::from(w[2 * i + 1]) << 32);
         assert_eq!(
             [u(0), u(1), u(2), u(3)],
@@ -211,6 +227,30 @@ mod tests {
                 0x64e39a9f37158f94,
                 0x3ebb0f96a013fd73
             ]
+        );
+    }
+
+    /// A seed past 128 bits (Python's ints have no limit; sacreBLEU passes `SACREBLEU_SEED` on):
+    /// five 32-bit words, the fifth mixed into the pool.
+    #[test]
+    fn seeds_of_any_size_match_numpy() {
+        // 2**130 + 12345 = 4 · 2^128 + 12345.
+        let words = [12345, 0, 0, 0, 4];
+        assert_eq!(
+            seed_sequence_state(&words, 8),
+            [
+                1067841243, 1074700622, 4277799263, 207906991, 2646164919, 2269553654, 598561128,
+                1970099910
+            ]
+        );
+        // np.random.default_rng(2**130 + 12345).integers(0, 1000, size=5)
+        assert_eq!(
+            NumpyRng::from_words(&words).choice(1000, 5),
+            [225, 818, 196, 102, 25]
+        );
+        assert_eq!(
+            seed_sequence_state(&seed_words(0), 4),
+            [2968811710, 3677149159, 745650761, 2884920346]
         );
     }
 

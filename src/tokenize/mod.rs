@@ -146,7 +146,7 @@ impl Tokenizer {
             Tokenizer::KoMecab => {
                 let model = match ko_mecab::installed() {
                     Some(m) => m,
-                    None => ko_mecab::install(None).unwrap_or_else(|e| {
+                    None => ko_mecab::install(None, true).unwrap_or_else(|e| {
                         panic!("ko-mecab used before its dictionary was loaded: {e}")
                     }),
                 };

@@ -24,6 +24,9 @@ pub struct ModelPaths {
     pub mecab_dic: Option<PathBuf>,
     /// `--spm-model FILE`.
     pub spm_model: Option<PathBuf>,
+    /// For the sacreBLEU drop-in, whose command line has neither `--mecab-dic` nor
+    /// `--spm-model`: what cannot be found is then not offered through them.
+    pub drop_in: bool,
 }
 
 static JA_MECAB: OnceLock<JaMecab> = OnceLock::new();
@@ -93,9 +96,14 @@ fn load_spm(tok: Tokenizer, paths: &ModelPaths) -> Result<Spm, String> {
             "-t {name} needs the SentencePiece model {} ({how}): {}. bleu-stream does not \
              download; sacreBLEU fetches it from {url} into $SACREBLEU/models/ (default \
              ~/.sacrebleu/models/) the first time it runs with -tok {name}: put the file \
-             there, or give it with --spm-model FILE",
+             there{}",
             path.display(),
-            crate::diagnostic::io_message(&e)
+            crate::diagnostic::io_message(&e),
+            if paths.drop_in {
+                ""
+            } else {
+                ", or give it with --spm-model FILE"
+            }
         )
     })?;
     Spm::from_bytes(&bytes).map_err(|e| {
@@ -133,7 +141,7 @@ pub fn prepare(tok: Tokenizer, paths: &ModelPaths) -> Result<(), String> {
             Ok(())
         }
         Tokenizer::KoMecab => {
-            super::ko_mecab::install(paths.mecab_dic.as_deref())?;
+            super::ko_mecab::install(paths.mecab_dic.as_deref(), !paths.drop_in)?;
             Ok(())
         }
         _ => Ok(()),
@@ -185,8 +193,13 @@ fn load_ja_mecab(paths: &ModelPaths) -> Result<JaMecab, String> {
             format!(
                 "-t ja-mecab needs MeCab's IPADIC source dictionary ({how}): {e}. Install the \
                  mecab-ipadic package (Debian/Ubuntu: apt-get install mecab-ipadic, which puts it \
-                 in {}) or give its directory with --mecab-dic DIR or {MECAB_DIC_ENV}=DIR",
-                ja_mecab::DEFAULT_DIR
+                 in {}) or give its directory with {}{MECAB_DIC_ENV}=DIR",
+                ja_mecab::DEFAULT_DIR,
+                if paths.drop_in {
+                    ""
+                } else {
+                    "--mecab-dic DIR or "
+                }
             )
         })
 }

@@ -304,9 +304,81 @@ pub fn py_strip(s: &str) -> &str {
     s.trim_matches(is_py_whitespace)
 }
 
+/// The digits 0 of CPython 3.11's Unicode database (14.0): every code point whose
+/// `unicodedata.decimal()` is 0. Each starts a run of ten, 0 to 9, and these runs are all the
+/// decimal digits (660).
+const DECIMAL_ZEROS: [u32; 66] = [
+    0x30, 0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66,
+    0xDE6, 0xE50, 0xED0, 0xF20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90,
+    0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10,
+    0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650,
+    0x116C0, 0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x16A60, 0x16AC0, 0x16B50,
+    0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E950, 0x1FBF0,
+];
+
+/// `unicodedata.decimal(c)` of CPython 3.11: the value of a decimal digit of any script (`٣` is
+/// 3, `３` is 3), `None` for anything else.
+#[must_use]
+pub fn py_decimal(c: char) -> Option<u32> {
+    let cp = c as u32;
+    let i = DECIMAL_ZEROS.partition_point(|&zero| zero <= cp);
+    let zero = DECIMAL_ZEROS[i.checked_sub(1)?];
+    Some(cp - zero).filter(|&d| d < 10)
+}
+
+/// What CPython's `int()` and `float()` parse of a string
+/// (`_PyUnicode_TransformDecimalAndSpaceToASCII`): white space of any kind becomes a space and a
+/// decimal digit of any script its ASCII digit; `None` for any other non-ASCII character, which
+/// makes the number invalid.
+#[must_use]
+pub fn py_number_ascii(s: &str) -> Option<String> {
+    s.chars()
+        .map(|c| match c {
+            c if c.is_ascii() => Some(c),
+            c if is_py_whitespace(c) => Some(' '),
+            c => py_decimal(c).and_then(|d| char::from_digit(d, 10)),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Values from CPython 3.11: `unicodedata.decimal`, and `int()`'s view of a string.
+    #[test]
+    fn decimal_digits_of_every_script() {
+        for (c, d) in [
+            ('0', 0),
+            ('9', 9),
+            ('٣', 3),
+            ('３', 3),
+            ('𝟗', 9),
+            ('\u{1FBF9}', 9),
+        ] {
+            assert_eq!(py_decimal(c), Some(d), "{c:?}");
+        }
+        for c in [
+            'a',
+            '/',
+            ':',
+            '½',
+            '²',
+            '\u{65F}',
+            '\u{1FBFA}',
+            '\u{10FFFF}',
+        ] {
+            assert_eq!(py_decimal(c), None, "{c:?}");
+        }
+        let total = (0..=0x10FFFF)
+            .filter_map(char::from_u32)
+            .filter(|&c| py_decimal(c).is_some())
+            .count();
+        assert_eq!(total, 660);
+        assert_eq!(py_number_ascii("\u{3000}٣٤\u{a0}").as_deref(), Some(" 34 "));
+        assert_eq!(py_number_ascii("1e٣"), Some("1e3".to_owned()));
+        assert_eq!(py_number_ascii("3½"), None);
+    }
 
     const WHITESPACE: [u32; 29] = [
         0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x20, 0x85, 0xA0, 0x1680, 0x2000,

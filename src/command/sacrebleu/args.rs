@@ -357,9 +357,17 @@ fn option_tuples(arg: &str) -> Vec<OptTuple> {
     out
 }
 
-/// Python's `int(s)` for the forms people type (sign, digits, `_` between digits, spaces).
+/// Python's `int(s)` for the forms people type (sign, digits, `_` between digits, spaces),
+/// within 64 bits.
 fn py_int(s: &str) -> Option<i64> {
-    let t = s.trim();
+    i64::try_from(py_int_big(s)?).ok()
+}
+
+/// Python's `int(s)`: a sign, decimal digits of any script with single `_` between them, white
+/// space of any kind around; no size limit.
+pub fn py_int_big(s: &str) -> Option<num_bigint::BigInt> {
+    let s = crate::unicode::py_number_ascii(s)?;
+    let t = s.trim_matches(' ');
     let (neg, digits) = match t.as_bytes().first() {
         Some(b'-') => (true, &t[1..]),
         Some(b'+') => (false, &t[1..]),
@@ -373,13 +381,14 @@ fn py_int(s: &str) -> Option<i64> {
     {
         return None;
     }
-    let v: i64 = digits.replace('_', "").parse().ok()?;
+    let v: num_bigint::BigInt = digits.replace('_', "").parse().ok()?;
     Some(if neg { -v } else { v })
 }
 
-/// Python's `float(s)` for the forms people type.
+/// Python's `float(s)` for the forms people type (digits of any script, as `int()`).
 fn py_float(s: &str) -> Option<f64> {
-    let t = s.trim().replace('_', "");
+    let t = crate::unicode::py_number_ascii(s)?;
+    let t = t.trim_matches(' ').replace('_', "");
     let lower = t.to_ascii_lowercase();
     let body = lower.trim_start_matches(['+', '-']);
     if matches!(body, "inf" | "infinity" | "nan") {

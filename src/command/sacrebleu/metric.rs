@@ -179,11 +179,23 @@ impl SbMetric {
     }
 
     /// `_compute_score_from_stats` on Python numbers (integers, or floats for TER lengths).
-    pub fn score(&self, stats: &[f64]) -> SbScore {
-        match self {
+    /// `Err`: what sacreBLEU raises instead — `math.log` of a negative precision, which only
+    /// add-k smoothing with a negative `-sv` makes.
+    pub fn score(&self, stats: &[f64]) -> Result<SbScore, String> {
+        Ok(match self {
             SbMetric::Bleu(m) => {
                 let ints: Vec<u64> = stats.iter().map(|&v| v as u64).collect();
                 let s = m.compute(&ints, self.effective_order());
+                if s.precisions.iter().any(|&p| p < 0.0) {
+                    let precisions: Vec<String> =
+                        s.precisions.iter().map(|p| format!("{p:.1}")).collect();
+                    return Err(format!(
+                        "ValueError: math domain error (sacreBLEU takes the log of each n-gram \
+                         precision, and add-k smoothing with a negative -sv made some negative: \
+                         {})",
+                        precisions.join("/")
+                    ));
+                }
                 SbScore {
                     name: "BLEU".into(),
                     score: s.score,
@@ -203,7 +215,7 @@ impl SbMetric {
                 score: Ter::compute(stats[0] as u64, stats[1]),
                 verbose: String::new(),
             },
-        }
+        })
     }
 
     /// The metric's signature fields, long names, in sacreBLEU's order (without `nrefs` and

@@ -27,7 +27,7 @@ use metric::{Common, Row, SbMetric, Workspaces};
 use report::{format_score, single_results, Estimate};
 use table::{Cell, Paired, Results};
 
-use crate::tokenize::Tokenizer;
+use crate::tokenize::{ModelPaths, Tokenizer};
 
 /// `get_available_testsets()` of sacreBLEU 2.6.0 as its error message prints the list.
 const TESTSETS: &str = include_str!("testsets.txt");
@@ -429,6 +429,13 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
 
     // Metrics, in `-m` order without repeats (a dict keyed by the upper-case name).
     let tokenizer = resolve_tokenizer(args, trg_lang.as_deref(), log)?;
+    // The dictionary or model the tokenizer needs, loaded now: one that cannot be found ends
+    // the run with its message (sacreBLEU raises, status 1), not a panic while scoring.
+    let paths = ModelPaths {
+        drop_in: true,
+        ..ModelPaths::default()
+    };
+    crate::tokenize::prepare(tokenizer, &paths).map_err(|e| crash(&e))?;
     let mut metrics: Vec<(String, SbMetric)> = Vec::new();
     for name in &args.metrics {
         let key = metric::upper_name(name);
@@ -461,7 +468,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
         let sig = m.signature(&common, args.short);
         for (i, hyp) in systems[0].iter().enumerate() {
             let row = m.row(hyp, &ref_row(i), &mut ws);
-            let s = m.score(&row);
+            let s = m.score(&row).map_err(|e| crash(&e))?;
             out.push_str(&format_score(&s, None, width, args.score_only, &sig, false));
             out.push('\n');
         }
@@ -517,7 +524,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
         let mut results = Vec::new();
         for (_, m) in sorted {
             let rows = rows_of(m, &systems[0], &mut ws);
-            let s = m.score(&SbMetric::sum_rows(&rows));
+            let s = m.score(&SbMetric::sum_rows(&rows)).map_err(|e| crash(&e))?;
             let mut common = Common {
                 nrefs: nrefs.clone(),
                 ..Common::default()
@@ -565,7 +572,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
             let mut name = String::new();
             for sys in &systems {
                 let rows = rows_of(m, sys, &mut ws);
-                let s = m.score(&SbMetric::sum_rows(&rows));
+                let s = m.score(&SbMetric::sum_rows(&rows)).map_err(|e| crash(&e))?;
                 name.clone_from(&s.name);
                 cells.push(Cell::Text(format_score(&s, None, width, true, "", false)));
             }
@@ -604,7 +611,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
                 py_str_repr(&names[0])
             ));
             let rows = rows_of(m, &systems[0], &mut ws);
-            let s = m.score(&SbMetric::sum_rows(&rows));
+            let s = m.score(&SbMetric::sum_rows(&rows)).map_err(|e| crash(&e))?;
             let (mean, ci) = if bs {
                 let (mean, ci, f32s) = resample::baseline_estimate(m, &rows, n as usize, &seed);
                 has_f32 |= f32s;
@@ -628,6 +635,17 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
             };
             per_metric.push((s.name.clone(), rows, s.score, vec![Cell::Result(base)]));
         }
+        // `PairedTest`'s workers: bleu-stream computes the tests in this process either way, but
+        // says what sacreBLEU says, and fails where its process pool does.
+        let jobs = paired_jobs(args.paired_jobs, num_sys - 1);
+        if jobs != 1 {
+            log.info(&format!("Launching {jobs} parallel workers."));
+        }
+        if jobs < 1 {
+            return Err(crash(&format!(
+                "ValueError: Number of processes must be at least 1 (-j {jobs})"
+            )));
+        }
         for (k, sys) in systems.iter().enumerate().skip(1) {
             for ((_, m), (_, base_rows, base_score, cells)) in
                 metrics.iter().zip(per_metric.iter_mut())
@@ -643,7 +661,8 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
                         " > Performing paired bootstrap resampling test (# resamples: {n})"
                     ));
                     let (r, f32s) =
-                        resample::paired_bs(m, base_rows, *base_score, &rows, n as usize, &seed);
+                        resample::paired_bs(m, base_rows, *base_score, &rows, n as usize, &seed)
+                            .map_err(|e| crash(&e))?;
                     has_f32 |= f32s;
                     r
                 } else {
@@ -651,6 +670,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
                         " > Performing approximate randomization test (# trials: {n})"
                     ));
                     resample::paired_ar(m, base_rows, *base_score, &rows, n as usize, &seed)
+                        .map_err(|e| crash(&e))?
                 };
                 cells.push(Cell::Result(r));
             }
@@ -676,6 +696,21 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
         f => out.push_str(&table::table(&res, width, f == "latex", paired_info)),
     }
     Ok(())
+}
+
+/// sacreBLEU's number of paired-test workers for `-j`: 0 is half the processors
+/// (`os.cpu_count() // 2`, at least 1), at most one per system compared with the baseline;
+/// any other value as given.
+fn paired_jobs(j: i64, systems: usize) -> i64 {
+    if j != 0 {
+        return j;
+    }
+    // SAFETY: `sysconf` reads a system setting and takes no pointer.
+    let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    match cpus.max(0) / 2 {
+        0 => 1,
+        half => i64::from(half as i32).min(systems as i64),
+    }
 }
 
 /// The name the paired tests' per-system log lines give a metric: the score name (`BLEU`,

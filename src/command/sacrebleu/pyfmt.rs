@@ -77,17 +77,7 @@ pub fn json_string(s: &str, ensure_ascii: bool) -> String {
     out
 }
 
-/// `f"{x:.{width}f}"`: Rust's `{:.N}` rounds the exact binary value half to even, as Python
-/// does; `nan`/`inf` as Python spells them.
-pub fn fixed(x: f64, width: usize) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x < 0.0 { "-inf".into() } else { "inf".into() };
-    }
-    format!("{x:.width$}")
-}
+pub use crate::metric::pymath::fixed;
 
 #[cfg(test)]
 mod tests {

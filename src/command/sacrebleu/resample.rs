@@ -2,7 +2,7 @@
 //! NumPy's generator ([`NumpyRng`]) and NumPy's float32 arithmetic ([`super::float32`]), so the
 //! means, intervals and p-values are sacreBLEU's.
 
-use num_bigint::BigInt;
+use num_bigint::{BigInt, BigUint};
 use num_rational::BigRational;
 use num_traits::ToPrimitive;
 
@@ -18,7 +18,8 @@ use crate::significance::numpy_rng::NumpyRng;
 pub struct Seed {
     /// The environment string (signature of `--confidence`: `str(seed).lower()`).
     pub text: String,
-    pub value: Option<u128>,
+    /// `int(seed)`: any size, as Python's ints (and NumPy's `SeedSequence`) take.
+    pub value: Option<BigUint>,
 }
 
 impl Seed {
@@ -29,11 +30,10 @@ impl Seed {
         if text.to_lowercase() == "none" {
             return Ok(Seed { text, value: None });
         }
-        let t = text.trim().replace('_', "");
-        let v: i128 = t
-            .parse()
-            .map_err(|_| format!("ValueError: invalid literal for int() with base 10: '{text}'"))?;
-        let v = u128::try_from(v)
+        let v = super::args::py_int_big(&text).ok_or_else(|| {
+            format!("ValueError: invalid literal for int() with base 10: '{text}'")
+        })?;
+        let v = BigUint::try_from(v)
             .map_err(|_| "ValueError: expected non-negative integer".to_owned())?;
         Ok(Seed {
             text,
@@ -43,12 +43,17 @@ impl Seed {
 
     /// `str(int(seed)).lower()` (paired tests) or `none`.
     pub fn int_text(&self) -> String {
-        self.value.map_or("none".into(), |v| v.to_string())
+        self.value
+            .as_ref()
+            .map_or("none".into(), BigUint::to_string)
     }
 
     /// `np.random.default_rng(seed)`.
     pub fn rng(&self) -> NumpyRng {
-        NumpyRng::new(self.value.unwrap_or_else(entropy))
+        match &self.value {
+            Some(v) => NumpyRng::from_words(&v.to_u32_digits()),
+            None => NumpyRng::new(entropy()),
+        }
     }
 }
 
@@ -93,11 +98,13 @@ impl SbMetric {
                     let mut c = c.clone();
                     c.smooth_value = Some(v.trunc());
                     let b = SbMetric::Bleu(Bleu::new(c));
-                    return b.score(sums).score;
+                    return b.score(sums).map_or(f64::NAN, |s| s.score);
                 }
             }
         }
-        self.score(sums).score
+        // A trial whose precision is negative (negative add-k only) would raise in sacreBLEU;
+        // the trials are not checked, its score is NaN.
+        self.score(sums).map_or(f64::NAN, |s| s.score)
     }
 }
 
@@ -174,10 +181,10 @@ pub fn paired_bs(
     sys_rows: &[Row],
     n_samples: usize,
     seed: &Seed,
-) -> (PairedResult, bool) {
+) -> Result<(PairedResult, bool), String> {
     let n = sys_rows.len();
     let idxs = seed.rng().choice(n as u64, n_samples * n);
-    let sys_score = metric.score(&SbMetric::sum_rows(sys_rows)).score;
+    let sys_score = metric.score(&SbMetric::sum_rows(sys_rows))?.score;
     let diff = (base_score - sys_score).abs();
     let bl = Scores::from_nums(&resampled(metric, &to_f32(base_rows), &idxs, n));
     let sy = Scores::from_nums(&resampled(metric, &to_f32(sys_rows), &idxs, n));
@@ -198,7 +205,7 @@ pub fn paired_bs(
     };
     let p = (count + 1) as f64 / (sy.len() + 1) as f64;
     let f32s = matches!(sy, Scores::F32(_));
-    (
+    Ok((
         PairedResult {
             score: sys_score,
             p_value: Some(p),
@@ -206,7 +213,7 @@ pub fn paired_bs(
             ci: Some(ci),
         },
         f32s,
-    )
+    ))
 }
 
 /// `_paired_ar_test` for one system against the baseline (no confidence estimate: the CLI
@@ -218,10 +225,10 @@ pub fn paired_ar(
     sys_rows: &[Row],
     n_trials: usize,
     seed: &Seed,
-) -> PairedResult {
+) -> Result<PairedResult, String> {
     let n = sys_rows.len();
     let sel = seed.rng().bools(n_trials * n);
-    let sys_score = metric.score(&SbMetric::sum_rows(sys_rows)).score;
+    let sys_score = metric.score(&SbMetric::sum_rows(sys_rows))?.score;
     let diff = (base_score - sys_score).abs();
     let width = sys_rows.first().map_or(0, Vec::len);
     let mut count = 0usize;
@@ -243,10 +250,10 @@ pub fn paired_ar(
         }
     }
     let trials = sel.len().checked_div(n).unwrap_or(n_trials);
-    PairedResult {
+    Ok(PairedResult {
         score: sys_score,
         p_value: Some((count + 1) as f64 / (trials + 1) as f64),
         mean: None,
         ci: None,
-    }
+    })
 }

@@ -8,14 +8,10 @@ use std::fmt::Write as _;
 use super::CorpusReport;
 use crate::metric::{Piece, Score};
 
-/// A score with `width` decimals, as Python's `format(x, '.Nf')` prints it: Rust's `{:.N}`
-/// rounds the exact binary value half to even like Python; NaN (MATLAB-style scores) is `nan`.
+/// A score with `width` decimals, as Python's `format(x, '.Nf')` prints it (NaN, of
+/// MATLAB-style scores, is `nan`).
 pub fn score(x: f64, width: usize) -> String {
-    if x.is_nan() {
-        "nan".to_owned()
-    } else {
-        format!("{x:.width$}")
-    }
+    crate::metric::pymath::fixed(x, width)
 }
 
 /// Appends a row's scores of one metric, tab-separated, with `width` decimals.

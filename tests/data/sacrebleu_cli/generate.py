@@ -60,6 +60,15 @@ CASES = [
     ("errors", ["refA.txt", "refB.txt", "-nr", "2"], "sysA.txt", {}),
     ("errors", ["refA.txt", "-i", "-f", "text"], None, {}),
     ("errors", ["refA.txt", "-i"], None, {}),
+    # add-k with a negative value: log of a negative precision (ValueError), at corpus level and
+    # at the fourth sentence (the three before it are printed).
+    ("errors", ["refA.txt", "-s", "add-k", "-sv", "-300", "-b"], "sysA.txt", {}),
+    ("errors", ["refA.txt", "-sl", "-s", "add-k", "-sv", "-3", "-b"], "sysA.txt", {}),
+    # The paired tests' process pool refuses a negative -j (ValueError).
+    ("errors", ["refA.txt", "-i", "sysA.txt", "sysB.txt", "sysC.txt", "-j", "-1", "--paired-ar", "-parn", "20", "-f", "text"], None, {}),
+    # NaN smoothing: Python spells it nan in the signature and the precisions.
+    ("output", ["refA.txt", "-s", "add-k", "-sv", "nan"], "sysA.txt", {}),
+    ("output", ["refA.txt", "-s", "floor", "-sv", "nan", "-f", "text"], "sysA.txt", {}),
     ("sentence", ["refA.txt", "refB.txt", "-sl", "-s", "add-k", "-w", "2"], "sysA.txt", {}),
     ("sentence", ["refA.txt", "-sl", "-m", "ter", "-b"], "sysA.txt", {}),
     ("sentence", ["refA.txt", "-sl", "-m", "chrf", "-sh", "--chrf-eps-smoothing"], "sysA.txt", {}),
@@ -74,6 +83,11 @@ CASES = [
     ("paired", ["refA.txt", "-i", "sysA.txt", "sysB.txt", "sysC.txt", "--paired-ar", "-parn", "500", "-m", "bleu", "chrf", "-f", "latex"], None, {}),
     ("paired", ["refA.txt", "-i", "sysA.txt", "sysB.txt", "--paired-ar", "-m", "chrf", "ter", "bleu"], None, {}),
     ("paired", ["refA.txt", "--paired-ar", "-f", "text"], "sysAB.tsv", {}),
+    # Seeds as Python's int() reads them: past 128 bits, and in other scripts' digits.
+    ("confidence", ["refA.txt", "-i", "sysA.txt", "-ci", "-cin", "50", "-f", "text"], None, {"SACREBLEU_SEED": "340282366920938463463374607431768211457"}),
+    ("confidence", ["refA.txt", "-i", "sysA.txt", "-ci", "-cin", "50"], None, {"SACREBLEU_SEED": "٣٤"}),
+    ("paired", ["refA.txt", "-i", "sysA.txt", "sysB.txt", "--paired-ar", "-parn", "50", "-f", "text"], None, {"SACREBLEU_SEED": "１２"}),
+    ("parsing", ["refA.txt", "-w", "٣", "-s", "add-k", "-sv", "٠.٥", "-f", "text"], "sysA.txt", {}),
     ("testset", ["-t", "wmt22", "-l", "en-de", "-i", "sysA.txt"], None, {"SACREBLEU": "cache"}),
     ("testset", ["-t", "wmt22", "-l", "cs-en", "-i", "sysA.txt", "sysB.txt", "-f", "text"], None, {"SACREBLEU": "cache"}),
     ("testset", ["-t", "wmt20/tworefs", "-l", "en-de", "-m", "bleu", "chrf", "ter", "-f", "text"], "sysA.txt", {"SACREBLEU": "cache"}),
