@@ -152,6 +152,32 @@ fn ja_mecab_differential() {
     bad.finish(name);
 }
 
+/// U+FFFF is a word of its own, never grouped with its neighbours, as sacreBLEU's MeCab cuts it
+/// (MeCab's character table stops at U+FFFE). Expected tokens from sacreBLEU 2.6.0's
+/// `TokenizerJaMecab` with PyPI ipadic. Regression: bleu-stream grouped it with Hangul, Thai or
+/// another U+FFFF (DEFAULT in `char.def`).
+#[test]
+fn ja_mecab_u_ffff_is_a_word_of_its_own() {
+    if !mecab_ipadic_or_skip("ja-mecab U+FFFF") {
+        return;
+    }
+    let tok = bleu_stream::tokenize::Tokenizer::JaMecab;
+    bleu_stream::tokenize::prepare(tok, &Default::default()).expect("ja-mecab");
+    for (line, want) in [
+        ("\u{ffff}\u{ffff}", "\u{ffff} \u{ffff}"),
+        ("다\u{ffff}", "다 \u{ffff}"),
+        ("ก\u{ffff}", "ก \u{ffff}"),
+        ("\u{ffff}ก", "\u{ffff} ก"),
+        ("日本\u{ffff}語", "日本 \u{ffff} 語"),
+        ("abc\u{ffff}def", "abc \u{ffff} def"),
+        ("\u{fffe}\u{ffff}", "\u{fffe} \u{ffff}"),
+        ("１\u{ffff}２", "１ \u{ffff} ２"),
+    ] {
+        let want: Vec<&str> = want.split(' ').collect();
+        assert_eq!(tok.bleu_tokens(line, false), want, "{line:?}");
+    }
+}
+
 #[test]
 fn ja_mecab_dictionary_decodes_as_cpython_does() {
     // Every byte sequence of every dictionary file, decoded by our EUC-JP decoder and by
@@ -296,6 +322,58 @@ fn nul_is_an_unknown_character() {
     for (model, line, want) in cases {
         let got = load_spm(model).encode_joined(line, &mut s);
         assert_eq!(got, want.join(" "), "{model} {line:?}");
+    }
+}
+
+/// Unigram paths whose scores tie as floats: SentencePiece 0.2.3 sums and compares path scores
+/// as `float`, so the earlier start keeps the end position (0.2.0 compared in double, and so do
+/// we until an audit found 203 such segments in runs of repeated characters). Past a path score
+/// of ±100,000 it shifts the scores back to 0, which changes how long lines round. Model
+/// `unigram_ties` (`tests/data/spm/ties.py`): `x` and `▁` score −2.5378423, `---` −9.826005,
+/// 16 dashes −3.8147469. Pieces recorded with sentencepiece 0.2.3's `encode(…, out_type=str)`,
+/// as (piece, repeat) runs.
+#[test]
+fn spm_unigram_ties_break_as_sentencepiece_0_2_3() {
+    let spm = load_spm("unigram_ties");
+    let dashes = "-".repeat(16);
+    let x = |n: usize| "x".repeat(n);
+    let cases: [(String, Vec<(&str, usize)>); 5] = [
+        // Rounded near −100,000 without the shift, `-` would come first.
+        (
+            format!("{}{}", x(41000), "-".repeat(20)),
+            vec![
+                ("x", 41000),
+                ("---", 1),
+                (&dashes, 1),
+                ("-", 1),
+                ("\u{2581}", 1),
+            ],
+        ),
+        (
+            format!("x{}", "-".repeat(19)),
+            vec![("x", 1), ("---", 1), (&dashes, 1), ("\u{2581}", 1)],
+        ),
+        (
+            format!("x{}", "-".repeat(35)),
+            vec![("x", 1), (&dashes, 2), ("---", 1), ("\u{2581}", 1)],
+        ),
+        (
+            format!("{}{}", x(45000), "-".repeat(19)),
+            vec![("x", 45000), ("---", 1), (&dashes, 1), ("\u{2581}", 1)],
+        ),
+        (
+            format!("{}{}", x(45000), "-".repeat(35)),
+            vec![("x", 45000), ("---", 1), (&dashes, 2), ("\u{2581}", 1)],
+        ),
+    ];
+    let mut s = Default::default();
+    for (line, runs) in cases {
+        let want: Vec<&str> = runs
+            .iter()
+            .flat_map(|&(piece, n)| std::iter::repeat_n(piece, n))
+            .collect();
+        let got = spm.encode_joined(&line, &mut s);
+        assert!(got == want.join(" "), "{} bytes: {runs:?}", line.len());
     }
 }
 

@@ -19,7 +19,34 @@ const DEBIAN_REIWA: &str = "令和,1288,1288,5904,名詞,固有名詞,一般,*,*
 
 /// Changes whenever what is compiled from the same source changes (this module's recipe or the
 /// vibrato version's dictionary format), so that the cache key changes with it.
-const RECIPE: &str = "ja-mecab recipe 1; vibrato 0.5; drop Debian reiwa; euc_jp=cpython";
+const RECIPE: &str =
+    "ja-mecab recipe 2; vibrato 0.5; drop Debian reiwa; euc_jp=cpython; U+FFFF no category";
+
+/// The category U+FFFF gets ([`with_mecab_ffff`]): no other character has it.
+const FFFF_CATEGORY: &str = "MECAB_NO_CATEGORY";
+
+/// `char.def` and `unk.def` with U+FFFF in a category of its own that behaves as MeCab 0.996
+/// treats that character. MeCab's compiled character table (`char.bin`) has entries for
+/// U+0000–U+FFFE only (0xFFFF of them), so looking up U+FFFF reads one entry past its end, in
+/// the zero-filled rest of the mapped page: a character of no category (never grouped with a
+/// neighbour, `'다\uFFFF'` → `다 \uFFFF`), not invoked, of length 0 (one character a word) and
+/// default type 0, whose unknown words are DEFAULT's. vibrato's table from `char.def` puts it in
+/// DEFAULT, which groups it with Hangul, Thai or another U+FFFF; so it gets a category here with
+/// those properties and DEFAULT's `unk.def` entries.
+fn with_mecab_ffff(char_def: &mut String, unk_def: &mut String) {
+    char_def.push_str(&format!(
+        "\n{FFFF_CATEGORY} 0 0 0\n0xFFFF {FFFF_CATEGORY}\n"
+    ));
+    let default: Vec<String> = unk_def
+        .lines()
+        .filter_map(|line| line.strip_prefix("DEFAULT,"))
+        .map(|rest| format!("{FFFF_CATEGORY},{rest}\n"))
+        .collect();
+    if !unk_def.ends_with('\n') {
+        unk_def.push('\n');
+    }
+    unk_def.extend(default);
+}
 
 /// The source dictionary directory, checked and with its checksum (the cache key).
 pub struct Source {
@@ -127,6 +154,7 @@ impl Source {
         let (mut char_def, mut unk_def) = (String::new(), String::new());
         decode(dir, "char.def", &read(dir, "char.def")?, &mut char_def)?;
         decode(dir, "unk.def", &read(dir, "unk.def")?, &mut unk_def)?;
+        with_mecab_ffff(&mut char_def, &mut unk_def);
         vibrato::SystemDictionaryBuilder::from_readers(
             lexicon.as_bytes(),
             matrix.as_slice(),

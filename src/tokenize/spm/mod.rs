@@ -2,7 +2,7 @@
 //! `SentencePieceProcessor.EncodeAsPieces(line)` joined by spaces (`tokenizer_spm.py`), in pure
 //! Rust from the model file itself.
 //!
-//! This is SentencePiece 0.2's encoding path, literally: the model protobuf ([`proto`]), the
+//! This is SentencePiece 0.2.3's encoding path, literally: the model protobuf ([`proto`]), the
 //! normaliser with the model's precompiled charsmap and flags ([`normalizer`]), the unigram
 //! ([`unigram`]) or BPE ([`bpe`]) segmentation, then `PopulateSentencePieceText`: an unknown
 //! piece becomes its UTF-8 bytes as `<0xXX>` pieces when the model has byte fallback, else runs
@@ -41,10 +41,8 @@ pub struct Pieces {
     kinds: Vec<PieceType>,
     scores: Vec<f32>,
     unk_id: u32,
-    /// Over NORMAL pieces; `FLT_MAX`/`FLT_MIN` when there are none, as in `unigram::Model`
-    /// (so `max_score` is never below `FLT_MIN`, the smallest positive float).
+    /// The lowest score of a NORMAL piece; `FLT_MAX` when there is none, as in `unigram::Model`.
     min_score: f32,
-    max_score: f32,
 }
 
 impl Pieces {
@@ -54,7 +52,7 @@ impl Pieces {
         let mut reserved = FxHashMap::default();
         let mut unk_id = None;
         let mut bytes = [false; 256];
-        let (mut min_score, mut max_score) = (f32::MAX, f32::MIN_POSITIVE);
+        let mut min_score = f32::MAX;
         for (i, p) in m.pieces.iter().enumerate() {
             let id = u32::try_from(i).map_err(|_| "too many pieces")?;
             if p.text.is_empty() {
@@ -71,10 +69,7 @@ impl Pieces {
                 }
             }
             match p.kind {
-                PieceType::Normal => {
-                    min_score = min_score.min(p.score);
-                    max_score = max_score.max(p.score);
-                }
+                PieceType::Normal => min_score = min_score.min(p.score),
                 PieceType::UserDefined => user.push((&p.text, id)),
                 PieceType::Unknown if unk_id.is_some() => {
                     return Err("unk is already defined".into())
@@ -122,7 +117,6 @@ impl Pieces {
             scores: m.pieces.iter().map(|p| p.score).collect(),
             unk_id,
             min_score,
-            max_score,
         })
     }
 

@@ -1,12 +1,28 @@
-//! SentencePiece's unigram encoder: `unigram::Model::EncodeOptimized` (the Viterbi search the
-//! library uses by default), with its float arithmetic — scores are `float`, a user-defined
-//! piece's bonus `length * max_score - 0.1` is a `double`, and candidate paths are compared in
-//! `double` before being stored as `float` — so that ties and near-ties break the same way.
+//! SentencePiece's unigram encoder: `unigram::Model::EncodeOptimized` of SentencePiece 0.2.3
+//! (the Viterbi search the library uses for `EncodeAsPieces`), with its float arithmetic.
+//!
+//! 0.2.3 differs from 0.2.0 in three ways that change pieces, all reproduced here:
+//! * path scores are summed and compared as `float` (0.2.0 compared a `double` candidate with
+//!   the stored `float`): two paths whose scores round to the same float tie, and the earlier
+//!   start (visited first) keeps the end position. `'▁' + '-' * 19` with a model holding `---`
+//!   and 16 dashes is `▁ --- ----------------` in 0.2.3, `▁ ---------------- ---` in 0.2.0;
+//! * a user-defined piece scores `0.1 · (length − 1)` (a float from a double product), not
+//!   `length · max_score − 0.1`;
+//! * once the score at a start position leaves ±100,000 (very long inputs), every score from
+//!   there to the farthest end reached so far is shifted by it (`kScoreResetThreshold`).
 
 use super::{Pieces, Span};
 
 /// `kUnkPenalty`.
 const UNK_PENALTY: f32 = 10.0;
+
+/// `kScoreResetThreshold`.
+const SCORE_RESET: f32 = 100_000.0;
+
+/// `GetUserDefinedScore(length)`: `0.1 * (length - 1)` in double, returned as a float.
+fn user_defined_score(len: usize) -> f32 {
+    (0.1 * (len as f64 - 1.0)) as f32
+}
 
 #[derive(Clone, Copy)]
 struct Best {
@@ -41,8 +57,19 @@ pub fn encode(p: &Pieces, text: &str, scratch: &mut Scratch, out: &mut Vec<Span>
         },
     );
     let mut start = 0;
+    let mut frontier = 0;
     while start < size {
-        let here = best[start].score;
+        let mut here = best[start].score;
+        if !(-SCORE_RESET..=SCORE_RESET).contains(&here) {
+            // Far from zero a float has few digits left: shift the scores ahead by this one.
+            let offset = here;
+            for (i, b) in best.iter_mut().enumerate().take(frontier + 1).skip(start) {
+                if i == start || b.start != usize::MAX {
+                    b.score -= offset;
+                }
+            }
+            here = 0.0;
+        }
         let rest = &text[start..];
         let mblen = rest.chars().next().map_or(1, char::len_utf8);
         let mut single = false;
@@ -50,17 +77,18 @@ pub fn encode(p: &Pieces, text: &str, scratch: &mut Scratch, out: &mut Vec<Span>
             if p.is_unused(id) {
                 continue;
             }
-            let score: f64 = if p.is_user_defined(id) {
-                f64::from(len as f32 * p.max_score) - 0.1
+            frontier = frontier.max(start + len);
+            let score = if p.is_user_defined(id) {
+                user_defined_score(len)
             } else {
-                f64::from(p.score(id))
+                p.score(id)
             };
-            let candidate = score + f64::from(here);
+            let candidate = score + here;
             let target = &mut best[start + len];
-            if target.start == usize::MAX || candidate > f64::from(target.score) {
+            if target.start == usize::MAX || candidate > target.score {
                 *target = Best {
                     id,
-                    score: candidate as f32,
+                    score: candidate,
                     start,
                 };
             }
@@ -69,6 +97,7 @@ pub fn encode(p: &Pieces, text: &str, scratch: &mut Scratch, out: &mut Vec<Span>
             }
         }
         if !single {
+            frontier = frontier.max(start + mblen);
             let candidate = unk_score + here;
             let target = &mut best[start + mblen];
             if target.start == usize::MAX || candidate > target.score {
