@@ -20,6 +20,7 @@ use std::cmp::Ordering;
 use std::fmt;
 
 use num_bigint::{BigInt, Sign};
+use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
@@ -355,10 +356,7 @@ pub fn fixed(x: f64, width: usize) -> String {
 fn zero_division_numerator(a: &BigRational, b: &BigRational) -> BigInt {
     let sign = sign_of(a.numer()) * sign_of(a.denom());
     let (da, db) = (a.denom().abs(), b.denom().abs());
-    let (mut g, mut r) = (da, db.clone());
-    while !r.is_zero() {
-        (g, r) = (r.clone(), g % r);
-    }
+    let g = da.gcd(&db);
     let db = if g > BigInt::one() { db / g } else { db };
     BigInt::from(sign) * db
 }
