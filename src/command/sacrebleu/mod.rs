@@ -709,7 +709,7 @@ fn paired_jobs(j: i64, systems: usize) -> i64 {
     let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
     match cpus.max(0) / 2 {
         0 => 1,
-        half => i64::from(half as i32).min(systems as i64),
+        half => half.min(systems as i64),
     }
 }
 
