@@ -355,10 +355,9 @@ pub fn fixed(x: f64, width: usize) -> String {
 /// `Num::Count` keeps as NLTK built them.
 fn zero_division_numerator(a: &BigRational, b: &BigRational) -> BigInt {
     let sign = sign_of(a.numer()) * sign_of(a.denom());
+    // Denominators are never 0, so the gcd is at least 1 (dividing by 1 changes nothing).
     let (da, db) = (a.denom().abs(), b.denom().abs());
-    let g = da.gcd(&db);
-    let db = if g > BigInt::one() { db / g } else { db };
-    BigInt::from(sign) * db
+    BigInt::from(sign) * (&db / da.gcd(&db))
 }
 
 fn sign_of(i: &BigInt) -> i32 {
