@@ -6,9 +6,20 @@ use std::io::{self, Write};
 use std::os::fd::AsFd;
 
 /// Writes `bleu-stream: <text>` to stderr in one write, ignoring failure (a closed stderr must
-/// neither stop the scoring nor panic, as `eprintln!` would).
+/// neither stop the scoring nor panic, as `eprintln!` would). Control characters and
+/// bidirectional overrides are [`escaped`] here, for every message: a file name or a value
+/// quoted in one (`$'no\e[31mfile'`) must not drive the terminal (found by the input audit:
+/// only `merge` escaped them).
 pub fn diagnostic(text: &str) {
-    let line = format!("bleu-stream: {text}\n");
+    // Line by line: clap's usage errors come through here with their line breaks.
+    let mut line = String::from("bleu-stream: ");
+    for (i, part) in text.split('\n').enumerate() {
+        if i > 0 {
+            line.push('\n');
+        }
+        line.push_str(&escaped(part));
+    }
+    line.push('\n');
     let _ = io::stderr().write_all(line.as_bytes());
 }
 

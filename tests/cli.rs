@@ -706,7 +706,7 @@ fn jsonl_refs_count_is_checked_with_refs_option() {
     assert_eq!(out.stdout_str(), "100.00\n\n");
     assert!(out
         .stderr_str()
-        .contains("line 2: 1 references where --refs 2 expects 2"));
+        .contains("line 2: 1 reference where --refs 2 expects 2"));
 }
 
 #[test]

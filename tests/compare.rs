@@ -258,6 +258,40 @@ fn jsonl_carries_full_precision_and_the_scoring_commands_scores() {
     assert!((count - count.round()).abs() < 1e-6, "{p}");
 }
 
+/// Regression (significance audit): with 3 references TER's average reference lengths are not
+/// exact, and the score shown came from the resampling vectors' exact sums (117.85714285714286)
+/// instead of sacreBLEU's float sum, which the scoring command reproduces: 117.85714285714289
+/// (`sacrebleu r0 r1 r2 -i base -m ter -w 14 -b`, sacreBLEU 2.6.0).
+#[test]
+fn scores_are_the_scoring_commands_also_for_ter_with_three_references() {
+    let dir = TempDir::new("compare-ter3");
+    let file = |name: &str, lines: &[&str]| {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        dir.file_str(name, &text)
+    };
+    let r0 = file("r0", &["h e a", "d f"]);
+    let r1 = file("r1", &["c h", "d a f d g e f b b"]);
+    let r2 = file("r2", &["f a e h d g b", "b e e d g"]);
+    let base = file("base", &["e b g f b", "d c d a d c a f e"]);
+    let sys = file("sys", &["g e h b d e b", "g g e c h a c"]);
+    let out = compare(&[
+        "-r", &r0, "-r", &r1, "-r", &r2, "-i", &base, &sys, "-m", "ter", "-f", "jsonl",
+    ]);
+    out.assert_success();
+    let records = jsonl(&out);
+    assert_eq!(
+        json_f64(&records[1]["ter"]["score"]),
+        Some(117.85714285714289)
+    );
+    // The same number as the scoring command's.
+    let one = Cmd::new()
+        .args([
+            "-m", "ter", "-r", &r0, "-r", &r1, "-r", &r2, &base, "-b", "-w", "14",
+        ])
+        .run();
+    assert_eq!(one.stdout_str().trim(), "117.85714285714289");
+}
+
 #[test]
 fn tsv_input_threads_and_seeds() {
     let dir = TempDir::new("tsv");

@@ -268,6 +268,18 @@ fn open_writer(fifo: &Path, live: &mut Live) -> File {
     }
 }
 
+/// The next rows are the segments of `lines`, in order.
+fn expect_segments(live: &mut Live, lines: impl IntoIterator<Item = u64>) {
+    for line in lines {
+        let row = live.json();
+        assert_eq!(
+            (row["type"].as_str(), row["line"].as_u64()),
+            (Some("segment"), Some(line)),
+            "{row}"
+        );
+    }
+}
+
 fn write(file: &mut File, text: &str) {
     file.write_all(text.as_bytes()).unwrap();
     file.flush().unwrap();
@@ -317,14 +329,7 @@ fn follow_fifo_scores_every_line_writer_after_writer() {
         let text: String = (4..5004).map(segment).collect();
         write(&mut writer, &text);
         drop(writer);
-        for line in 4..5004 {
-            let row = live.json();
-            assert_eq!(
-                (row["type"].as_str(), row["line"].as_u64()),
-                (Some("segment"), Some(line)),
-                "{row}"
-            );
-        }
+        expect_segments(&mut live, 4..5004);
         signal(&live.child, "TERM");
         let last = live.json();
         assert_eq!(
@@ -335,6 +340,36 @@ fn follow_fifo_scores_every_line_writer_after_writer() {
         assert_eq!(status, Some(143), "{stderr}");
         assert_eq!(stderr, "");
     }
+}
+
+/// Regression (streaming audit): a writer that opened the FIFO right after the previous one
+/// closed it, wrote a line without newline and closed it too, did so while bleu-stream waited a
+/// poll before reopening: its bytes stayed in the pipe and were read with the next writer's,
+/// its line glued to that writer's first one (a bad line: 3 fields). Each writer's last line
+/// counts when it closes.
+#[test]
+fn follow_fifo_keeps_the_line_of_a_writer_right_after_another() {
+    let dir = tempdir("fifo-quick");
+    let fifo = dir.join("hyp-ref.fifo");
+    mkfifo(&fifo);
+    let mut live = Live::spawn(&["--follow", fifo.to_str().unwrap(), "-f", "jsonl"]);
+    let mut writer = open_writer(&fifo, &mut live);
+    let first: String = (1..=50).map(segment).collect();
+    write(&mut writer, &first);
+    drop(writer);
+    let mut writer = open_writer(&fifo, &mut live);
+    write(&mut writer, "a b c 51\ta b c 51");
+    drop(writer);
+    thread::sleep(Duration::from_millis(300));
+    let mut writer = open_writer(&fifo, &mut live);
+    write(&mut writer, &segment(52));
+    drop(writer);
+    expect_segments(&mut live, 1..=52);
+    signal(&live.child, "TERM");
+    let last = live.json();
+    assert_eq!(last["segments"].as_u64(), Some(52), "{last}");
+    let (status, stderr) = live.wait();
+    assert_eq!(status, Some(143), "{stderr}");
 }
 
 /// Regression (issue 19, point 5): SIGTERM/SIGINT used to be ignored by a follower of a FIFO

@@ -253,6 +253,69 @@ fn sighup_reopens_the_output_file() {
     assert!(live_lines_are_rows(&fs::read_to_string(&out).unwrap()));
 }
 
+/// Regression (streaming audit): SIGHUP reopened `-o` by name without the start-up check that
+/// an output is not an input. With the name turned into a link to the followed file, rows were
+/// appended to the input and read back as bad lines, without end. The name is refused; the
+/// rows go on to the file written before.
+#[test]
+fn sighup_does_not_reopen_the_output_onto_an_input() {
+    let dir = tempdir("hup-input");
+    let input = dir.join("in.tsv");
+    let out = dir.join("rows.txt");
+    fs::write(&input, segment(1)).unwrap();
+    let live = Live::spawn(&[
+        "--follow",
+        input.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--line-buffered",
+    ]);
+    wait_for("the first row", || line_count(&out) == 1);
+    let rotated = dir.join("rows.txt.1");
+    fs::rename(&out, &rotated).unwrap();
+    std::os::unix::fs::symlink(&input, &out).unwrap();
+    signal(&live.child, "HUP");
+    thread::sleep(Duration::from_millis(200));
+    let mut file = fs::OpenOptions::new().append(true).open(&input).unwrap();
+    file.write_all(segment(2).as_bytes()).unwrap();
+    wait_for("the second row", || line_count(&rotated) == 2);
+    thread::sleep(Duration::from_millis(200));
+    signal(&live.child, "TERM");
+    let (status, stderr) = live.wait();
+    assert_eq!(status, Some(143), "{stderr}");
+    assert!(stderr.contains("is now the input"), "{stderr}");
+    assert!(stderr.contains("2 segments, 0 bad lines"), "{stderr}");
+    assert_eq!(line_count(&input), 2, "no row was written into the input");
+}
+
+/// Regression (streaming audit): `-o` naming a FIFO without a reader blocked in `open`, where
+/// SIGINT and SIGTERM were not acted on. The wait ends on a stop, with 128 + the signal; a
+/// reader that comes gets the rows.
+#[test]
+fn a_stop_ends_the_wait_for_a_reader_of_an_output_fifo() {
+    let dir = tempdir("out-fifo");
+    let fifo = dir.join("rows.fifo");
+    let status = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(status.success());
+    let live = Live::spawn(&["-o", fifo.to_str().unwrap()]);
+    thread::sleep(Duration::from_millis(200));
+    signal(&live.child, "TERM");
+    let (status, stderr) = live.wait();
+    assert_eq!(status, Some(143), "{stderr}");
+    assert!(stderr.contains("waited for a reader"), "{stderr}");
+    // With a reader, the rows arrive through the FIFO.
+    let mut live = Live::spawn(&["-o", fifo.to_str().unwrap()]);
+    let reader = {
+        let fifo = fifo.clone();
+        thread::spawn(move || fs::read_to_string(fifo).unwrap())
+    };
+    live.write(&segment(1));
+    drop(live.stdin.take());
+    let (status, stderr) = live.wait();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(reader.join().unwrap(), "100.00\n");
+}
+
 fn live_lines_are_rows(text: &str) -> bool {
     text.lines().all(|l| l == "100.00")
 }

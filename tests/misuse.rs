@@ -41,6 +41,56 @@ fn paste_of_files_of_different_length_is_reported() {
     }
 }
 
+/// Regression (input audit): the padding warning fired for parallel files (which report a
+/// length mismatch as an error) and for JSONL, where no `paste` pads anything.
+#[test]
+fn trailing_empty_hypotheses_blame_paste_only_for_tsv() {
+    let dir = crate::util::TempDir::new("padding");
+    let r = dir.file_str("r", "a b\na b\na b\n");
+    let h = dir.file_str("h", "a b\n\n\n");
+    let out = Cmd::new().args(["-r", &r, &h]).run();
+    out.assert_success();
+    assert!(!out.stderr_str().contains("paste"), "{}", out.describe());
+    let jsonl = "{\"hyp\":\"a b\",\"ref\":\"a b\"}\n{\"hyp\":\"\",\"ref\":\"a b\"}\n\
+                 {\"hyp\":\"\",\"ref\":\"a b\"}\n";
+    let out = run(&[], jsonl);
+    out.assert_success();
+    assert!(!out.stderr_str().contains("paste"), "{}", out.describe());
+    // TSV still gets it, and its advice no longer says -r stops at a mismatch.
+    let err = run(&[], "a b\ta b\n\ta b\n\ta b\n").stderr_str();
+    assert!(err.contains("paste pads the shorter file"), "{err}");
+    assert!(
+        err.contains("reports a length mismatch as an error"),
+        "{err}"
+    );
+}
+
+/// Regression (input audit): a TSV file whose first hypothesis starts with `{` is taken for
+/// JSONL by `--input auto`; the first diagnostic says so and names `--input tsv`.
+#[test]
+fn tsv_taken_for_jsonl_gets_a_hint() {
+    let input = "{x} is a placeholder\t{x} is a placeholder\nthe cat\tthe cat\nthe dog\tthe dog\n";
+    let out = run(&[], input);
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    let err = out.stderr_str();
+    assert!(
+        err.contains("line 1: invalid JSON: key must be a string"),
+        "{err}"
+    );
+    assert_eq!(err.matches("give --input tsv").count(), 1, "{err}");
+    assert!(
+        err.contains("line 2: invalid JSON: expected ident"),
+        "{err}"
+    );
+    // Given as TSV it scores; a JSONL file that names its format gets no hint, nor does a bad
+    // line after good ones.
+    run(&["--input", "tsv"], input).assert_success();
+    let err = run(&["--input", "jsonl"], input).stderr_str();
+    assert!(!err.contains("--input tsv"), "{err}");
+    let err = run(&[], "{\"hyp\":\"a\",\"ref\":\"a\"}\nnot json\n").stderr_str();
+    assert!(!err.contains("--input tsv"), "{err}");
+}
+
 /// sacreBLEU's layout, `bleu-stream ref.txt < hyp.txt`: no line has a TAB. One hint (at -r), not
 /// a flood of warnings, and a failing exit status, since nothing could be scored.
 #[test]

@@ -1098,8 +1098,16 @@ proptest! {
         tsv_args.extend(["--input".into(), "tsv".into(), "--refs".into(), nrefs.to_string()]);
         let mut json_args = args.clone();
         json_args.extend(["--input".into(), "jsonl".into()]);
-        let tsv = run_once(&tsv_args, &as_tsv(&segs));
+        let mut tsv = run_once(&tsv_args, &as_tsv(&segs));
         let jsonl = run_once(&json_args, &as_jsonl(&segs));
+        // The one diagnostic only TSV has: trailing empty hypotheses (or references) blamed on
+        // `paste`, which pads TSV and nothing else.
+        let text = String::from_utf8_lossy(&tsv.stderr).into_owned();
+        tsv.stderr = text
+            .split_inclusive('\n')
+            .filter(|l| !l.contains("paste pads the shorter file"))
+            .collect::<String>()
+            .into_bytes();
         let stderr = String::from_utf8_lossy(&tsv.stderr);
         let nothing_scored = stderr.contains("error: no line could be scored");
         prop_assert_eq!(tsv.code, Some(if nothing_scored { 1 } else { 0 }), "{}", stderr);

@@ -36,6 +36,8 @@ fn hint(arg: &str, rest: &[&str], before: &[&str]) -> Option<(String, String)> {
         return None;
     }
     let name = arg.split('=').next().unwrap_or(arg);
+    // The option's value: after `=`, else the next argument.
+    let value = arg.split_once('=').map(|(_, v)| v).or(next);
     let text = match name {
         "-tok" => "bleu-stream says -t/--tokenize NAME",
         "-lc" => "bleu-stream says -l/--lowercase (which lowercases for every metric)",
@@ -43,7 +45,12 @@ fn hint(arg: &str, rest: &[&str], before: &[&str]) -> Option<(String, String)> {
             "bleu-stream prints a sentence score per input line by default (-b or --corpus-only \
              for the corpus score alone)"
         }
-        "-i" | "--input" if !is_input_format(next) => {
+        // `--input` is bleu-stream's own option (auto, tsv, jsonl): only a file after it is
+        // sacreBLEU's `--input HYP`; any other bad value is clap's to list the right ones.
+        "-i" | "--input"
+            if !is_input_format(value)
+                && (name == "-i" || value.is_some_and(|v| Path::new(v).is_file())) =>
+        {
             "bleu-stream reads the hypotheses from FILE or standard input; give the references \
              with -r/--ref FILE (bleu-stream -r ref.txt hyp.txt), or TSV lines hyp<TAB>ref"
         }
@@ -57,6 +64,16 @@ fn hint(arg: &str, rest: &[&str], before: &[&str]) -> Option<(String, String)> {
         "-sv" => "bleu-stream says --smooth-value",
         "--paired-bs" | "--paired-ar" | "--paired-bs-n" | "--paired-ar-n" | "--paired-jobs" => {
             "paired tests are `bleu-stream compare -r REF -i BASELINE SYSTEM…`"
+        }
+        // sacreBLEU's `-t wmt14` is its test set; here -t is the tokenizer.
+        "-t" if value.is_some_and(is_test_set) => {
+            return Some((
+                format!("-t {}", value.unwrap_or_default()),
+                "-t is --tokenize in bleu-stream; sacreBLEU's test sets (read from its local \
+                 cache) are `bleu-stream sacrebleu -t NAME -l SRC-TGT`, and bleu-stream itself \
+                 scores files you give it (-r REF HYP, or TSV lines)"
+                    .to_owned(),
+            ));
         }
         "--test-set" | "--langpair" => {
             "bleu-stream scores files you give it (-r REF HYP, or TSV lines); sacreBLEU's test \
@@ -129,6 +146,18 @@ fn takes_value(option: &str) -> bool {
     )
 }
 
+/// `wmt14`, `wmt21/systems`, `iwslt17,wmt20`: sacreBLEU test-set names (its `DATASETS` of
+/// 2.6.0 all start with one of these), and no tokenizer or file of that name.
+fn is_test_set(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    let known = |name: &str| {
+        ["wmt", "iwslt", "mtnt", "mtedx", "multi30k"]
+            .iter()
+            .any(|p| name.starts_with(p))
+    };
+    lower.split(',').all(known) && !Path::new(value).exists()
+}
+
 fn is_input_format(value: Option<&str>) -> bool {
     matches!(value, Some("auto" | "tsv" | "jsonl"))
 }
@@ -175,6 +204,18 @@ mod tests {
             ),
             (&["-nr", "2"], "'-nr'", "--refs N"),
             (&["--paired-bs"], "'--paired-bs'", "bleu-stream compare"),
+            (&["-t", "wmt14"], "'-t wmt14'", "-t NAME -l SRC-TGT"),
+            (
+                &["-t=wmt22,wmt21/systems"],
+                "'-t wmt22,wmt21/systems'",
+                "-t is --tokenize",
+            ),
+            (
+                &["--input=Cargo.toml"],
+                "'--input=Cargo.toml'",
+                "-r/--ref FILE",
+            ),
+            (&["--input", "Cargo.toml"], "'--input'", "-r/--ref FILE"),
         ] {
             let e = run(args).unwrap_err();
             assert!(e.starts_with(shown) && e.contains(hint), "{args:?}: {e}");
@@ -188,6 +229,13 @@ mod tests {
             &["-m", "bleu,chrf", "file.tsv"],
             &["-m", "bleu", "data.tsv"],
             &["--input", "tsv"],
+            // Regression (input audit): a misspelt format is clap's error (which lists the
+            // values), not sacreBLEU's `--input HYP`.
+            &["--input", "json"],
+            &["--input=xml"],
+            &["--input"],
+            &["-t", "13a"],
+            &["-t", "flores200"],
             &["-l", "corpus.tsv"],
             &["--weights", "-lc"],
             &["--", "-lc"],

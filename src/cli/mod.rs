@@ -378,7 +378,18 @@ pub struct Config {
 
 /// The scoring command's options: [`Args`] plus every registered metric's own options.
 pub fn command() -> clap::Command {
-    registry::augment(Args::command())
+    // `-w -1`, `--fail-under -5`, `--smooth-value -1`: a negative number after an option that
+    // takes a value is that value, which the option's parser then accepts or refuses with its
+    // own message. Without this clap took it for an unknown option and suggested `-- -1`,
+    // which passes it as a FILE (found by the input audit).
+    registry::augment(Args::command()).mut_args(|arg| {
+        let option = arg.get_long().is_some() || arg.get_short().is_some();
+        if option && arg.get_action().takes_values() {
+            arg.allow_negative_numbers(true)
+        } else {
+            arg
+        }
+    })
 }
 
 /// Parses a command line into a validated [`Config`]: `Err(Ok(e))` is clap's (usage errors,
@@ -435,6 +446,7 @@ impl Args {
                     .to_owned());
             }
         }
+        let input_detected = input == InputFormat::Auto && ref_files.is_empty();
         let stdin_uses = sources
             .iter()
             .chain(&ref_files)
@@ -505,6 +517,7 @@ impl Args {
                 first_line: self.first_line,
                 group_by: self.group_by,
                 max_groups: usize::try_from(self.max_groups).unwrap_or(usize::MAX),
+                input_detected,
             },
             format,
             mode,

@@ -57,8 +57,23 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
             return status::IO;
         }
     };
-    let out = match OutputStream::open(config.output.as_deref()) {
-        Ok(out) => out,
+    let out = match OutputStream::open(config.output.as_deref(), || caught_stop.get().is_some()) {
+        Ok(Some(out)) => out,
+        Ok(None) => {
+            // Stopped while `-o` (a FIFO) waited for its reader: nothing was read.
+            let signal = caught_stop.get().unwrap_or(libc::SIGTERM);
+            let name = if signal == libc::SIGINT {
+                "SIGINT"
+            } else {
+                "SIGTERM"
+            };
+            diagnostic(&format!(
+                "warning: stopped by {name} while -o {} (a FIFO) waited for a reader: nothing \
+                 was read",
+                config.output.as_deref().unwrap_or(Path::new("-")).display()
+            ));
+            return u8::try_from(128 + signal).unwrap_or(status::IO);
+        }
         Err(e) => {
             let path = config.output.as_deref().unwrap_or(Path::new("-")).display();
             diagnostic(&format!("error: {path}: {}", io_message(&e)));
@@ -70,6 +85,8 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
     sink.report_file = config.report_file.clone();
     sink.prometheus = config.prometheus.clone();
     sink.gated = config.gate.is_set();
+    sink.inputs = input_ids(&config);
+    sink.follow = config.follow.clone();
     let control = Control {
         events,
         reader: reader_state,
@@ -147,12 +164,33 @@ fn check_outputs(config: &Config) -> Result<(), String> {
     if let Some(message) = report_file::clashing_outputs(&named) {
         return Err(message);
     }
+    // `--report-file r.json > r.json`: each report would replace what stdout wrote (found by
+    // the streaming audit). Only when stdout carries something, that is without -o.
+    let stdout = report_file::stdout_id().filter(|_| config.output.is_none());
+    for (flag, path) in &named {
+        if stdout.is_some() && report_file::file_id(path) == stdout {
+            return Err(format!(
+                "{flag} {}: is also standard output: a report would replace what is written \
+                 there; give it its own file",
+                path.display()
+            ));
+        }
+    }
     let outputs: Vec<&Path> = [&config.output, &config.report_file, &config.prometheus]
         .into_iter()
         .flatten()
         .map(PathBuf::as_path)
         .collect();
-    let inputs: Vec<(String, Option<(u64, u64)>)> = config
+    let inputs = input_ids(config);
+    match report_file::same_file(&outputs, &inputs) {
+        Some(message) => Err(message),
+        None => Ok(()),
+    }
+}
+
+/// Every input by name with its device and inode (`--follow`'s file as it is now).
+fn input_ids(config: &Config) -> Vec<(String, Option<(u64, u64)>)> {
+    config
         .sources
         .iter()
         .chain(&config.ref_files)
@@ -166,11 +204,7 @@ fn check_outputs(config: &Config) -> Result<(), String> {
                 .iter()
                 .map(|p| (p.display().to_string(), report_file::file_id(p))),
         )
-        .collect();
-    match report_file::same_file(&outputs, &inputs) {
-        Some(message) => Err(message),
-        None => Ok(()),
-    }
+        .collect()
 }
 
 /// Opens every input stream before anything is written, so a missing file is reported at once.

@@ -1,5 +1,6 @@
 //! JSONL framing: `{"hyp": "...", "refs": ["...", ...]}`, or `"ref": "..."` for one reference,
-//! with an optional `"id"` (any JSON value, echoed in JSONL output). Other keys are ignored.
+//! with an optional `"id"` (any JSON value, `null` included, echoed verbatim in JSONL output).
+//! Other keys are ignored.
 //!
 //! A `null` reference is sacreBLEU's `None`: "no reference in this stream for this segment"; it is
 //! dropped, so the number of references may vary (signature `nrefs:var`). A segment left without
@@ -22,8 +23,14 @@ struct Record<'a> {
     refs: Option<Vec<Option<Cow<'a, str>>>>,
     #[serde(borrow, default, rename = "ref")]
     single_ref: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "present")]
     id: Option<&'a RawValue>,
+}
+
+/// `"id": null` is an id like any other (SPEC §2: any JSON value is echoed), where serde's
+/// `Option` would read `null` as "no id".
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
 }
 
 pub fn frame(line: &[u8], nrefs: Option<usize>, utf8: Utf8Policy) -> Result<Segment<'_>, String> {
@@ -38,21 +45,36 @@ pub fn frame(line: &[u8], nrefs: Option<usize>, utf8: Utf8Policy) -> Result<Segm
     // object, so anything else is refused before it reaches serde (found by fuzzing, the `frame`
     // target).
     let json_ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
-    match line.iter().find(|b| !json_ws(b)) {
-        Some(b'{') | None => {}
-        Some(&b) => return Err(format!("not a JSON object: {}", json_kind(b))),
-    }
+    let first = line.iter().find(|b| !json_ws(b)).copied();
     match super::decode(line, utf8)? {
         Cow::Borrowed(text) => {
+            if first != Some(b'{') {
+                return Err(not_an_object(text, first));
+            }
             let record: Record<'_> = serde_json::from_str(text).map_err(|e| message(&e, text))?;
-            segment(record, nrefs)
+            segment(record, nrefs, text)
         }
         Cow::Owned(repaired) => {
+            if first != Some(b'{') {
+                return Err(not_an_object(&repaired, first));
+            }
             // A repaired copy of an invalid line: the segment must own its text.
             let record: Record<'_> =
                 serde_json::from_str(&repaired).map_err(|e| message(&e, &repaired))?;
-            segment(record, nrefs).map(into_owned)
+            segment(record, nrefs, &repaired).map(into_owned)
         }
+    }
+}
+
+/// Why `text`, whose first non-blank byte `first` is not `{`, is not a record. A syntax error
+/// anywhere in it wins over its type, as for objects ([`message`]): `the cat` is not JSON at
+/// all, not "a boolean", and `[1,2` is "EOF while parsing a list". (Not parsed with serde's
+/// `Value`: nesting deeper than its recursion limit is valid JSON, and its type is known
+/// from the first byte.)
+fn not_an_object(text: &str, first: Option<u8>) -> String {
+    match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        Err(e) if !e.to_string().starts_with("recursion limit exceeded") => syntax_message(&e),
+        _ => format!("not a JSON object: {}", json_kind(first.unwrap_or(b' '))),
     }
 }
 
@@ -227,7 +249,11 @@ impl<'de> Deserialize<'de> for Entries {
     }
 }
 
-fn segment(record: Record<'_>, nrefs: Option<usize>) -> Result<Segment<'_>, String> {
+fn segment<'a>(
+    record: Record<'a>,
+    nrefs: Option<usize>,
+    line: &str,
+) -> Result<Segment<'a>, String> {
     let given = match (&record.refs, &record.single_ref) {
         (Some(refs), None) => refs.len(),
         (None, Some(_)) => 1,
@@ -235,11 +261,18 @@ fn segment(record: Record<'_>, nrefs: Option<usize>) -> Result<Segment<'_>, Stri
     };
     if let Some(n) = nrefs {
         if given != n && given > 0 {
-            return Err(format!("{given} references where --refs {n} expects {n}"));
+            let s = if given == 1 { "" } else { "s" };
+            return Err(format!("{given} reference{s} where --refs {n} expects {n}"));
         }
     }
     let refs: SegmentRefs<'_> = match (record.refs, record.single_ref) {
         (Some(_), Some(_)) => return Err("both \"refs\" and \"ref\" given".to_owned()),
+        // serde reads `"ref": null` as no "ref" at all: say what the line has.
+        (None, None) if has_null_ref(line) => {
+            return Err(
+                "\"ref\" must be a string, not null (a segment needs a reference)".to_owned(),
+            )
+        }
         (None, None) => return Err("JSON object without \"refs\" or \"ref\"".to_owned()),
         (None, Some(r)) => smallvec![r],
         (Some(refs), None) => {
@@ -255,21 +288,64 @@ fn segment(record: Record<'_>, nrefs: Option<usize>) -> Result<Segment<'_>, Stri
     };
     // The id is echoed as written. serde_json's raw values accept a lone surrogate escape
     // (`"\ud800"`), which strict JSON parsers (serde_json itself among them) refuse: echoing it
-    // would make the output invalid JSON, so such an id is refused here.
+    // would make the output invalid JSON, so such an id is refused here. Only that is checked:
+    // a number beyond f64 (`1e99999`) or nesting deeper than serde's recursion limit is valid
+    // JSON, echoed as it came.
     if let Some(id) = record.id {
-        if let Err(e) = serde_json::from_str::<serde_json::Value>(id.get()) {
-            return Err(format!("\"id\": {}", syntax_message(&e)));
+        if let Some(at) = lone_surrogate(id.get()) {
+            // The column in the line, as every other diagnostic gives it (`id` borrows from it).
+            let column = id.get().as_ptr() as usize - line.as_ptr() as usize + at + 1;
+            return Err(format!(
+                "\"id\": invalid JSON: a lone surrogate escape (\\ud800 to \\udfff without its \
+                 pair) is not a character (column {column})"
+            ));
         }
     }
     Ok(Segment {
         hyp: record.hyp,
         refs,
-        id: record.id,
+        id: record.id.map(Cow::Borrowed),
     })
 }
 
-/// Detaches a segment parsed from a temporary (repaired) line. The id is dropped: it cannot
-/// outlive the temporary and a repaired line's id is not trustworthy anyway.
+/// Whether the (valid) JSON object `line` has a `"ref"` key whose value is `null`. Only asked
+/// on the error path of a line without a usable reference.
+fn has_null_ref(line: &str) -> bool {
+    serde_json::from_str::<Entries>(line).is_ok_and(|Entries(entries)| {
+        entries
+            .iter()
+            .any(|(k, v)| k == "ref" && Kind::of(v) == Kind::Null)
+    })
+}
+
+/// The byte offset in `raw` (valid JSON text) of the first `\u` escape of a UTF-16 surrogate
+/// without its pair, if any. In valid JSON a backslash only occurs inside strings, so every
+/// backslash starts an escape.
+fn lone_surrogate(raw: &str) -> Option<usize> {
+    let bytes = raw.as_bytes();
+    let unit = |at: usize| -> Option<u16> {
+        let hex = bytes.get(at..at + 6)?;
+        if hex[0] != b'\\' || hex[1] != b'u' {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'\\', &bytes[i..]) {
+        let at = i + k;
+        match unit(at) {
+            Some(0xD800..=0xDBFF) if matches!(unit(at + 6), Some(0xDC00..=0xDFFF)) => i = at + 12,
+            Some(0xD800..=0xDFFF) => return Some(at),
+            Some(_) => i = at + 6,
+            // `\\`, `\"`, `\n`, …: two bytes.
+            None => i = at + 2,
+        }
+    }
+    None
+}
+
+/// Detaches a segment parsed from a temporary (repaired) line: the id too (it was read from
+/// the repaired text, so it is valid JSON with U+FFFD where the line's bytes were invalid).
 fn into_owned<'b>(seg: Segment<'_>) -> Segment<'b> {
     Segment {
         hyp: Cow::Owned(seg.hyp.into_owned()),
@@ -278,7 +354,7 @@ fn into_owned<'b>(seg: Segment<'_>) -> Segment<'b> {
             .into_iter()
             .map(|r| Cow::Owned(r.into_owned()))
             .collect(),
-        id: None,
+        id: seg.id.map(|id| Cow::Owned(id.into_owned())),
     }
 }
 
@@ -440,8 +516,117 @@ mod tests {
         assert_eq!(e(b"12"), "not a JSON object: a number");
         assert_eq!(e(b"true"), "not a JSON object: a boolean");
         assert_eq!(e(b"null"), "not a JSON object: null");
-        assert_eq!(e(b"hyp"), "not a JSON object: invalid JSON");
+        assert_eq!(e(b"hyp"), "invalid JSON: expected value (column 1)");
         assert!(frame(b"\t{\"hyp\":\"h\",\"ref\":\"r\"}", None, Utf8Policy::Error).is_ok());
+        // A valid array nested deeper than serde's recursion limit is still an array.
+        let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+        assert!(e(deep.as_bytes()).starts_with("not a JSON object: an array"));
+    }
+
+    /// Regression (input audit): a line that is not JSON at all was described by its first
+    /// byte ("the cat" as "a boolean", "nope" as null, "[1,2" as an array). A syntax error
+    /// anywhere wins, as it does for objects.
+    #[test]
+    fn text_that_is_not_json_is_invalid_json_whatever_its_first_byte() {
+        let e = |s: &[u8]| frame(s, None, Utf8Policy::Error).unwrap_err();
+        for (line, want) in [
+            (&b"the cat"[..], "invalid JSON: expected ident (column 2)"),
+            (b"foo", "invalid JSON: expected ident (column 2)"),
+            (b"hello", "invalid JSON: expected value (column 1)"),
+            (b"nope", "invalid JSON: expected ident (column 2)"),
+            (b"0 days", "invalid JSON: trailing characters (column 3)"),
+            (
+                b"\"abc",
+                "invalid JSON: EOF while parsing a string (column 4)",
+            ),
+            (b"[1,2", "invalid JSON: EOF while parsing a list (column 4)"),
+            (b"[1,2] x", "invalid JSON: trailing characters (column 7)"),
+        ] {
+            assert_eq!(e(line), want, "{:?}", String::from_utf8_lossy(line));
+        }
+        // Invalid UTF-8 is said first, as in an object.
+        assert!(e(b"caf\xff").starts_with("invalid UTF-8 at byte 4"));
+    }
+
+    /// Regression (input audit): `"id": null` was not echoed, and ids serde's `Value` cannot
+    /// hold (a number beyond f64, nesting past its recursion limit) made the line bad; a
+    /// lossy-repaired line lost its id.
+    #[test]
+    fn every_json_id_is_echoed_verbatim() {
+        let id = |line: &[u8], utf8| {
+            frame(line, None, utf8)
+                .unwrap()
+                .id
+                .map(|id| id.get().to_owned())
+        };
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for value in [
+            "null",
+            "false",
+            "1e99999",
+            "-0",
+            "\"\\ud83d\\ude00\"",
+            "\"\\\\ud800\"",
+            &deep,
+        ] {
+            let line = format!(r#"{{"hyp":"a","ref":"a","id":{value}}}"#);
+            assert_eq!(
+                id(line.as_bytes(), Utf8Policy::Error).as_deref(),
+                Some(value),
+                "{value}"
+            );
+        }
+        assert_eq!(id(br#"{"hyp":"a","ref":"a"}"#, Utf8Policy::Error), None);
+        assert_eq!(
+            id(
+                b"{\"hyp\":\"a \xffb\",\"ref\":\"a b\",\"id\":7}",
+                Utf8Policy::Lossy
+            )
+            .as_deref(),
+            Some("7")
+        );
+        // A lone surrogate is refused, with its column in the line.
+        let e = frame(
+            br#"{"hyp":"a","ref":"a","id":["x","\udc00"]}"#,
+            None,
+            Utf8Policy::Error,
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with("\"id\": invalid JSON: a lone surrogate"),
+            "{e}"
+        );
+        assert!(e.ends_with("(column 33)"), "{e}");
+        for bad in [
+            r#""\ud800""#,
+            r#""\ud800\ud800""#,
+            r#""\ud800x""#,
+            r#""\ud800\n""#,
+        ] {
+            assert_eq!(lone_surrogate(bad), Some(1), "{bad}");
+        }
+        for good in [r#""\ud800\udc00""#, r#""\\ud800""#, r#""\u00e9\"\\""#, "1"] {
+            assert_eq!(lone_surrogate(good), None, "{good}");
+        }
+    }
+
+    /// Regression (input audit): `"ref": null` was "without \"refs\" or \"ref\"", and one
+    /// reference against `--refs 2` was "1 references".
+    #[test]
+    fn a_null_ref_and_one_reference_are_named_as_such() {
+        let e = |s: &[u8], n| frame(s, n, Utf8Policy::Error).unwrap_err();
+        assert_eq!(
+            e(br#"{"hyp":"a","ref":null}"#, None),
+            "\"ref\" must be a string, not null (a segment needs a reference)"
+        );
+        assert_eq!(
+            e(br#"{"hyp":"a"}"#, None),
+            "JSON object without \"refs\" or \"ref\""
+        );
+        assert_eq!(
+            e(br#"{"hyp":"a","ref":"b"}"#, Some(2)),
+            "1 reference where --refs 2 expects 2"
+        );
     }
 
     #[test]

@@ -28,8 +28,9 @@ pub struct Segment<'a> {
     /// is made per line, and a heap allocation each costs measurably at hundreds of thousands of
     /// lines per second.
     pub refs: SegmentRefs<'a>,
-    /// JSONL `"id"`, echoed verbatim in JSONL output.
-    pub id: Option<&'a RawValue>,
+    /// JSONL `"id"`, echoed verbatim in JSONL output (owned when the line was repaired by
+    /// `--invalid-utf8 lossy`).
+    pub id: Option<Cow<'a, RawValue>>,
 }
 
 impl Segment<'_> {

@@ -11,7 +11,7 @@ use crate::metric::Score;
 pub fn begin_segment(line: u64, segment: &Segment<'_>, out: &mut Vec<u8>) {
     out.extend_from_slice(b"{\"type\":\"segment\",\"line\":");
     out.extend_from_slice(line.to_string().as_bytes());
-    if let Some(id) = segment.id {
+    if let Some(id) = &segment.id {
         out.extend_from_slice(b",\"id\":");
         out.extend_from_slice(id.get().as_bytes());
     }

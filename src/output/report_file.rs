@@ -196,18 +196,47 @@ pub fn file_id(_path: &Path) -> Option<(u64, u64)> {
     None
 }
 
+/// Device and inode of an open file.
+#[cfg(unix)]
+pub fn open_file_id(file: &File) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    file.metadata().ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+pub fn open_file_id(_file: &File) -> Option<(u64, u64)> {
+    None
+}
+
 /// Device and inode of standard input when it is a file (`< file`).
 #[cfg(unix)]
 pub fn stdin_id() -> Option<(u64, u64)> {
     use std::os::fd::AsFd;
+    stream_id(io::stdin().as_fd())
+}
+
+/// Device and inode of standard output when it is a file (`> file`).
+#[cfg(unix)]
+pub fn stdout_id() -> Option<(u64, u64)> {
+    use std::os::fd::AsFd;
+    stream_id(io::stdout().as_fd())
+}
+
+/// Device and inode of the regular file behind a standard stream, if it is one.
+#[cfg(unix)]
+fn stream_id(fd: std::os::fd::BorrowedFd<'_>) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
-    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
-    let meta = File::from(fd).metadata().ok()?;
+    let meta = File::from(fd.try_clone_to_owned().ok()?).metadata().ok()?;
     meta.is_file().then(|| (meta.dev(), meta.ino()))
 }
 
 #[cfg(not(unix))]
 pub fn stdin_id() -> Option<(u64, u64)> {
+    None
+}
+
+#[cfg(not(unix))]
+pub fn stdout_id() -> Option<(u64, u64)> {
     None
 }
 

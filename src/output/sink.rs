@@ -23,20 +23,60 @@ pub enum OutputStream {
 }
 
 impl OutputStream {
-    /// Opens `--output FILE` (or stdout without one).
-    pub fn open(path: Option<&Path>) -> io::Result<OutputStream> {
+    /// Opens `--output FILE` (or stdout without one). A FIFO at FILE is waited on until it has
+    /// a reader, or until `stopped` says a stop came (`Ok(None)`).
+    pub fn open(
+        path: Option<&Path>,
+        stopped: impl Fn() -> bool,
+    ) -> io::Result<Option<OutputStream>> {
         match path {
-            None => Ok(OutputStream::Stdout(io::stdout())),
-            Some(path) => Ok(OutputStream::File {
-                file: append(path)?,
-                path: path.to_owned(),
-            }),
+            None => Ok(Some(OutputStream::Stdout(io::stdout()))),
+            Some(path) => loop {
+                match append(path) {
+                    Ok(file) => {
+                        return Ok(Some(OutputStream::File {
+                            file,
+                            path: path.to_owned(),
+                        }))
+                    }
+                    Err(e) if no_reader(&e) => {
+                        if stopped() {
+                            return Ok(None);
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                    }
+                    Err(e) => return Err(e),
+                }
+            },
         }
     }
 }
 
+/// Opens `path` for appending, creating it. A FIFO is opened without waiting: opening one for
+/// writing blocks until it has a reader, and a stop signal could not end that wait (found by
+/// the streaming audit: SIGTERM was ignored). Without a reader the open fails with `ENXIO`
+/// ([`no_reader`]), which the caller waits out its own way; once open, writes block as usual.
 fn append(path: &Path) -> io::Result<File> {
-    OpenOptions::new().create(true).append(true).open(path)
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: `fd` is the open descriptor `file` owns; F_GETFL/F_SETFL only read and set its
+    // status flags.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags == -1 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(file)
+}
+
+/// The error of [`append`] on a FIFO that has no reader.
+fn no_reader(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(libc::ENXIO)
 }
 
 impl Write for OutputStream {
@@ -85,6 +125,11 @@ pub struct Sink {
     /// one is not printed (the command says why and fails), as `merge` prints none, so that
     /// one run and a merge of its shards write the same bytes.
     pub gated: bool,
+    /// The inputs `-o` must never be (names, with device and inode), and `--follow`'s path,
+    /// whose file may change: SIGHUP reopens `-o` by name, and what the name leads to then is
+    /// checked as the start-up checks it.
+    pub inputs: Vec<(String, Option<(u64, u64)>)>,
+    pub follow: Option<PathBuf>,
 }
 
 impl Sink {
@@ -96,6 +141,8 @@ impl Sink {
             mode,
             width,
             line_buffered: false,
+            inputs: Vec::new(),
+            follow: None,
             report_file: None,
             prometheus: None,
             reports_lost: 0,
@@ -177,11 +224,41 @@ impl Sink {
     }
 
     /// SIGHUP: flushes and reopens `--output` (the report files are replaced at every report
-    /// anyway, so they follow a rotation by themselves).
+    /// anyway, so they follow a rotation by themselves). A name that now leads to an input
+    /// (a symlink to the followed file, say) is not taken: the rows written there would be read
+    /// back as input, without end (found by the streaming audit); the rows go on to the file
+    /// opened before, and the error says why.
     pub fn reopen(&mut self) -> io::Result<()> {
         self.out.flush()?;
+        let (inputs, follow) = (&self.inputs, &self.follow);
         if let OutputStream::File { path, file } = self.out.get_mut() {
-            *file = append(path)?;
+            let new = append(path).map_err(|e| {
+                if no_reader(&e) {
+                    io::Error::other(format!(
+                        "{} is a FIFO without a reader: not reopened (rows go on to the file \
+                         written before)",
+                        path.display()
+                    ))
+                } else {
+                    e
+                }
+            })?;
+            let id = report_file::open_file_id(&new);
+            let followed = follow
+                .as_ref()
+                .map(|p| (p.display().to_string(), report_file::file_id(p)));
+            let clash = inputs
+                .iter()
+                .chain(&followed)
+                .find(|(_, input)| id.is_some() && *input == id);
+            if let Some((name, _)) = clash {
+                return Err(io::Error::other(format!(
+                    "{} is now the input {name}: not reopened (rows go on to the file written \
+                     before)",
+                    path.display()
+                )));
+            }
+            *file = new;
         }
         Ok(())
     }

@@ -64,6 +64,8 @@ pub struct Settings {
     pub group_by: Option<GroupBy>,
     /// `--max-groups`.
     pub max_groups: usize,
+    /// `--input auto` (the default): the first non-blank line chose TSV or JSONL.
+    pub input_detected: bool,
 }
 
 /// How the outside world steers a run: events (signals) and the state shared with the reader.
@@ -335,7 +337,10 @@ impl<'a> Merger<'a> {
             input_error: None,
             failed_on_bad_line: false,
             stopped_by: None,
-            watch: Watch::new(metrics.iter().any(|m| m.expects_detokenized())),
+            watch: Watch::new(
+                metrics.iter().any(|m| m.expects_detokenized()),
+                settings.input_detected,
+            ),
             note: None,
         }
     }
@@ -370,6 +375,7 @@ impl<'a> Merger<'a> {
         if self.framing.is_none() {
             self.framing = done.framing.record();
         }
+        self.watch.framing(done.framing);
         let mut bad = done.bad.iter().peekable();
         let mut notes = done.notes.iter().peekable();
         let mut good = 0usize;

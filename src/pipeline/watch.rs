@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use crate::diagnostic::diagnostic;
-use crate::input::Segment;
+use crate::input::{Framing, Segment};
 
 /// The hypothesis is empty.
 pub const EMPTY_HYP: u8 = 1;
@@ -54,15 +54,28 @@ pub struct Watch {
     kinds: HashMap<String, (u64, u64, String)>,
     /// A line with a TAB has been seen (so "no TAB" is not the sacreBLEU layout).
     segments: u64,
+    /// `--input auto`: the format was chosen by the first non-blank line.
+    detected: bool,
+    /// The framing of the lines seen so far ([`Watch::framing`]).
+    framing: Option<Framing>,
+    /// The hint that `--input auto` took TSV for JSONL was given.
+    hinted_jsonl: bool,
 }
 
 impl Watch {
-    /// A watch; `detokenized`: a metric expects detokenized text.
-    pub fn new(detokenized: bool) -> Watch {
+    /// A watch; `detokenized`: a metric expects detokenized text; `detected`: the input format
+    /// is `--input auto`'s guess.
+    pub fn new(detokenized: bool, detected: bool) -> Watch {
         Watch {
             detokenized,
+            detected,
             ..Watch::default()
         }
+    }
+
+    /// The framing of the batch at hand (JSONL or TSV once the reader has decided it).
+    pub fn framing(&mut self, framing: Framing) {
+        self.framing = Some(framing);
     }
 
     /// A good segment at `line` with [`flags`] `f`.
@@ -109,6 +122,21 @@ impl Watch {
         } else if *printed < DIAGNOSTICS_PER_KIND {
             *printed += 1;
             let mut text = format!("{severity}: line {line}: {message}");
+            let not_json = message.starts_with("invalid JSON") || message.starts_with("not a JSON");
+            if self.detected
+                && self.segments == 0
+                && !self.hinted_jsonl
+                && not_json
+                && matches!(self.framing, Some(Framing::Jsonl { .. }))
+            {
+                self.hinted_jsonl = true;
+                // A TSV file whose first hypothesis starts with `{` (a placeholder, a code
+                // snippet) is taken for JSONL, and every line is then bad JSON.
+                text.push_str(
+                    " — the input was taken as JSONL because its first non-blank line starts \
+                     with '{'; for TSV lines (hypothesis<TAB>reference) give --input tsv",
+                );
+            }
             if self.segments == 0 && *printed == 1 && message.starts_with("no TAB") {
                 text.push_str(
                     " — no line so far has a TAB: to score a hypothesis file against reference \
@@ -146,7 +174,10 @@ impl Watch {
                 if n == 1 { "" } else { "s" },
             ));
         }
-        if let Some((start, n, side)) = self.run {
+        // Only `paste`'s TSV pads a shorter file with empty fields: parallel files (-r) report
+        // a length mismatch as an error, and JSONL records are written whole.
+        let pasted = matches!(self.framing, Some(Framing::Tsv { .. }));
+        if let Some((start, n, side)) = self.run.filter(|_| pasted) {
             if n >= TRAILING_RUN {
                 let what = if side & EMPTY_HYP != 0 {
                     "an empty hypothesis"
@@ -157,7 +188,7 @@ impl Watch {
                     "warning: the last {n} lines, from line {start} on, have {what}: the inputs \
                      probably differ in length (paste pads the shorter file with empty fields), \
                      and the score counts those lines; check with `wc -l`, or give the files \
-                     with -r, which stops at a length mismatch"
+                     with -r, which reports a length mismatch as an error"
                 ));
             }
         }

@@ -118,3 +118,52 @@ fn an_empty_weights_value_is_a_usage_error() {
         "NLTK scores the empty tuple int 0"
     );
 }
+
+/// Regression (input audit): a file name with control characters reached the terminal raw in
+/// the scoring command's diagnostics (`merge` escaped it): every diagnostic escapes them now.
+#[test]
+fn file_names_in_diagnostics_cannot_drive_the_terminal() {
+    let dir = crate::util::TempDir::new("escape");
+    let reference = dir.file_str("r\u{1b}[31mx", "a b\n");
+    let hyp = dir.file_str("h", "a b\na b\n");
+    for args in [
+        vec!["no\u{1b}[31mfile".to_owned()],
+        vec!["-r".to_owned(), reference, hyp],
+    ] {
+        let out = Cmd::new().args(&args).run();
+        assert_eq!(out.code, Some(1), "{args:?}: {}", out.describe());
+        let err = out.stderr_str();
+        assert!(!err.contains('\u{1b}'), "{args:?}: {err}");
+        assert!(err.contains("\\u{1b}[31m"), "{args:?}: {err}");
+    }
+}
+
+/// Regression (input audit): a negative number after an option that takes one was "unexpected
+/// argument '-1'" with clap's tip to pass it as `-- -1` (a FILE); it is the option's value now,
+/// accepted or refused by the option's own check.
+#[test]
+fn negative_numbers_are_option_values() {
+    for (args, says) in [
+        (&["-w", "-1"][..], "-1 is not in 0..=17"),
+        (&["--threads", "-2"], "-2 is not in 1..=1024"),
+        (
+            &["--smooth-value", "-1"],
+            "--smooth-value must be a non-negative number, not -1",
+        ),
+        (&["--max-line-bytes", "-5"], "'-5' is not a size"),
+    ] {
+        let out = Cmd::new().args(args).stdin(LINE).run();
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.describe());
+        let err = out.stderr_str();
+        assert!(
+            err.contains(says) && !err.contains("tip:"),
+            "{args:?}: {err}"
+        );
+    }
+    // A negative threshold is a threshold.
+    let out = Cmd::new()
+        .args(["--fail-under", "-1", "-b"])
+        .stdin(LINE)
+        .run();
+    out.assert_success();
+}

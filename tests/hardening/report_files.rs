@@ -286,6 +286,36 @@ fn outputs_that_are_one_file_are_refused() {
     }
 }
 
+/// Regression (streaming audit): `--report-file r.json > r.json` was accepted, and each report
+/// replaced the rows standard output had written there. With -o the rows go there and stdout
+/// carries nothing: accepted.
+#[test]
+fn a_report_file_that_is_standard_output_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.json");
+    let rows = dir.path().join("rows");
+    for (flag, extra, status) in [
+        ("--report-file", "", 2),
+        ("--prometheus", "", 2),
+        ("--report-file", " -o rows", 0),
+    ] {
+        let script = format!("'{BIN}' {flag} out.json{extra} < /dev/null > out.json");
+        let out = Cmd::program("sh")
+            .args(["-c", &script])
+            .current_dir(dir.path())
+            .run();
+        assert_eq!(out.code, Some(status), "{script}: {}", out.describe());
+        if status == 2 {
+            assert!(
+                out.stderr_str().contains("is also standard output"),
+                "{}",
+                out.describe()
+            );
+        }
+    }
+    assert!(rows.exists() && path.exists());
+}
+
 /// A report file that could never be written is a usage error before the input is read
 /// (audit: an unwritable directory gave only a warning after the whole run, and `/proc/version`
 /// "No such file or directory"): the message names the directory that refused the file.

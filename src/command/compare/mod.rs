@@ -239,12 +239,20 @@ fn compare(args: &CompareArgs, metrics: &[Metric]) -> Result<(), Failure> {
         let base = &scored.vectors[0][k];
         let systems: Vec<&Vectors> = scored.vectors[1..].iter().map(|v| &v[k]).collect();
         let score = |s: &[u64]| metric.m.score_vector(s);
-        let rows = match test {
+        let mut rows = match test {
             Test::Bootstrap(n) => paired_bootstrap(base, &systems, n, args.seed, threads, &score),
             Test::Randomization(n) => {
                 approximate_randomization(base, &systems, n, args.seed, threads, &score)
             }
         };
+        // The scores shown are each system's own corpus score, as the scoring command computes
+        // it. The vectors' exact integer sums (TER's average reference lengths in 1/2520ths)
+        // serve the resampling, but sacreBLEU sums those averages as floats, which rounds
+        // differently with 3 references (found by the significance audit: 117.85714285714286
+        // against sacreBLEU's …289).
+        for (row, totals) in rows.iter_mut().zip(&scored.totals) {
+            row.score = metric.m.score(totals[k].as_ref()).value;
+        }
         let report = metric.m.score(scored.totals[0][k].as_ref());
         results.push(MetricResult {
             key: metric.m.key(),

@@ -185,11 +185,11 @@ pub struct Args {
     pub ter_no_punct: bool,
     pub ter_normalized: bool,
     pub confidence: bool,
-    pub confidence_n: i64,
+    pub confidence_n: i128,
     pub paired_ar: bool,
     pub paired_bs: bool,
-    pub paired_ar_n: i64,
-    pub paired_bs_n: i64,
+    pub paired_ar_n: i128,
+    pub paired_bs_n: i128,
     pub paired_jobs: i64,
     pub quiet: bool,
     pub short: bool,
@@ -603,6 +603,23 @@ impl State {
                 ))
             })
         };
+        // The resample counts: Python's int of any size, kept to the i128 range (any count
+        // past 2^64 fails alike in NumPy: `resample::array_size`).
+        let wide = |v: &str| {
+            let big = py_int_big(v).ok_or_else(|| {
+                error(&format!(
+                    "argument {}: invalid int value: '{v}'",
+                    display(o)
+                ))
+            })?;
+            Ok::<i128, Exit>(i128::try_from(&big).unwrap_or(
+                if big.sign() == num_bigint::Sign::Minus {
+                    i128::MIN
+                } else {
+                    i128::MAX
+                },
+            ))
+        };
         let check = |v: &str| -> Result<(), Exit> {
             if let Kind::Choice(choices) = o.kind {
                 if !choices.contains(&v) {
@@ -662,11 +679,11 @@ impl State {
             "ter_no_punct" => a.ter_no_punct = true,
             "ter_normalized" => a.ter_normalized = true,
             "confidence" => a.confidence = true,
-            "confidence_n" => a.confidence_n = int(&one())?,
+            "confidence_n" => a.confidence_n = wide(&one())?,
             "paired_ar" => a.paired_ar = true,
             "paired_bs" => a.paired_bs = true,
-            "paired_ar_n" => a.paired_ar_n = int(&one())?,
-            "paired_bs_n" => a.paired_bs_n = int(&one())?,
+            "paired_ar_n" => a.paired_ar_n = wide(&one())?,
+            "paired_bs_n" => a.paired_bs_n = wide(&one())?,
             "paired_jobs" => a.paired_jobs = int(&one())?,
             "quiet" => a.quiet = true,
             "short" => a.short = true,

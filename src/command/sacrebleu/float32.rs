@@ -65,7 +65,7 @@ pub fn bleu(
     method: SmoothMethod,
     smooth_value: Option<f64>,
     effective: bool,
-) -> f64 {
+) -> Result<f64, String> {
     let n = (stats.len() - 2) / 2;
     let sys_len = stats[0] as i64;
     let ref_len = stats[1] as i64;
@@ -85,7 +85,7 @@ pub fn bleu(
         };
     }
     if correct.iter().all(|&c| c == 0.0) {
-        return 0.0;
+        return Ok(0.0);
     }
     let mut precisions = vec![0.0f64; n];
     let mut smooth_mteval = 1.0f64;
@@ -119,9 +119,19 @@ pub fn bleu(
     }
     let mut acc = 0.0f64;
     for &p in &precisions[..eff_order] {
+        if p < 0.0 {
+            return Err(negative_precision());
+        }
         acc += if p == 0.0 { -9_999_999_999.0 } else { p.ln() };
     }
-    bp * (acc / eff_order as f64).exp()
+    Ok(bp * (acc / eff_order as f64).exp())
+}
+
+/// What `math.log` raises on the negative precision a negative `-sv` makes in a resample.
+pub fn negative_precision() -> String {
+    "ValueError: math domain error (sacreBLEU takes the log of each n-gram precision, and a \
+     negative -sv made one negative in a resample)"
+        .to_owned()
 }
 
 /// `CHRF._compute_f_score` on float32 sums.

@@ -132,7 +132,7 @@ impl SbMetric {
     }
 
     /// Effective order (BLEU with `-sl`).
-    fn effective_order(&self) -> bool {
+    pub(super) fn effective_order(&self) -> bool {
         match self {
             SbMetric::Bleu(b) => b.config().corpus_effective_order,
             _ => false,
@@ -191,7 +191,8 @@ impl SbMetric {
                         s.precisions.iter().map(|p| format!("{p:.1}")).collect();
                     return Err(format!(
                         "ValueError: math domain error (sacreBLEU takes the log of each n-gram \
-                         precision, and add-k smoothing with a negative -sv made some negative: \
+                         precision, and a negative -sv (add-k or floor smoothing) made some \
+                         negative: \
                          {})",
                         precisions.join("/")
                     ));
@@ -276,8 +277,8 @@ impl SbMetric {
 pub struct Common {
     /// Number of references, or `var`.
     pub nrefs: String,
-    pub bs: Option<i64>,
-    pub ar: Option<i64>,
+    pub bs: Option<i128>,
+    pub ar: Option<i128>,
     pub seed: Option<String>,
 }
 

@@ -25,6 +25,7 @@ use std::process::ExitCode;
 use args::{Args, Exit};
 use metric::{Common, Row, SbMetric, Workspaces};
 use report::{format_score, single_results, Estimate};
+use resample::Draws;
 use table::{Cell, Paired, Results};
 
 use crate::tokenize::{ModelPaths, Tokenizer};
@@ -531,7 +532,11 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
             };
             let mut estimate = None;
             if let Some(seed) = &seed {
-                let (mean, ci) = resample::confidence(m, &rows, args.confidence_n as usize, seed);
+                let draws = resample::Draws::Indices;
+                let count = resample::array_size(args.confidence_n, rows.len(), draws)
+                    .map_err(|e| crash(&e))?;
+                let (mean, ci) =
+                    resample::confidence(m, &rows, count, seed).map_err(|e| crash(&e))?;
                 estimate = Some(Estimate { mean, ci });
                 common.bs = Some(args.confidence_n);
                 common.seed = Some(seed.text.to_lowercase());
@@ -595,6 +600,8 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
         } else {
             10000
         };
+        let draws = if bs { Draws::Indices } else { Draws::Flips };
+        let count = resample::array_size(n, systems[0].len(), draws).map_err(|e| crash(&e))?;
         paired_info = Some(Paired {
             bootstrap: bs,
             n: if bs {
@@ -613,7 +620,8 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
             let rows = rows_of(m, &systems[0], &mut ws);
             let s = m.score(&SbMetric::sum_rows(&rows)).map_err(|e| crash(&e))?;
             let (mean, ci) = if bs {
-                let (mean, ci, f32s) = resample::baseline_estimate(m, &rows, n as usize, &seed);
+                let (mean, ci, f32s) =
+                    resample::baseline_estimate(m, &rows, count, &seed).map_err(|e| crash(&e))?;
                 has_f32 |= f32s;
                 (Some(mean), Some(ci))
             } else {
@@ -661,7 +669,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
                         " > Performing paired bootstrap resampling test (# resamples: {n})"
                     ));
                     let (r, f32s) =
-                        resample::paired_bs(m, base_rows, *base_score, &rows, n as usize, &seed)
+                        resample::paired_bs(m, base_rows, *base_score, &rows, count, &seed)
                             .map_err(|e| crash(&e))?;
                     has_f32 |= f32s;
                     r
@@ -669,7 +677,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
                     log.info(&format!(
                         " > Performing approximate randomization test (# trials: {n})"
                     ));
-                    resample::paired_ar(m, base_rows, *base_score, &rows, n as usize, &seed)
+                    resample::paired_ar(m, base_rows, *base_score, &rows, count, &seed)
                         .map_err(|e| crash(&e))?
                 };
                 cells.push(Cell::Result(r));

@@ -33,7 +33,7 @@ pub struct Results {
 #[derive(Clone, Copy)]
 pub struct Paired {
     pub bootstrap: bool,
-    pub n: i64,
+    pub n: i128,
 }
 
 /// `print_results_table` for `-f json`.
@@ -146,7 +146,14 @@ fn latex_escape(s: &str) -> String {
 
 /// The table (`fancy_grid` or `latex_booktabs`) and what follows it.
 pub fn table(results: &Results, width: usize, latex: bool, paired: Option<Paired>) -> String {
-    let mut cols: Vec<(String, Vec<String>)> = vec![("System".into(), results.systems.clone())];
+    // `tabulate` strips every cell (`PRESERVE_WHITESPACE` is off): a system file named `x `
+    // is shown as `x` (found by the significance audit).
+    let names = results
+        .systems
+        .iter()
+        .map(|s| crate::unicode::py_strip(s).to_owned())
+        .collect();
+    let mut cols: Vec<(String, Vec<String>)> = vec![("System".into(), names)];
     cols.extend(format_cells(results, width, !latex));
     let widths: Vec<usize> = cols
         .iter()
@@ -281,4 +288,29 @@ fn explanation(p: Paired, baseline: &str) -> String {
         "\n",
     ));
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (significance audit): `tabulate` strips its cells, so a system file named
+    /// `x ` is right-aligned as `x`, like ` x`; widths count code points.
+    #[test]
+    fn system_names_are_stripped_as_tabulate_strips_cells() {
+        let results = |name: &str| Results {
+            systems: vec![name.to_owned(), "long name".to_owned()],
+            columns: vec![(
+                "BLEU".to_owned(),
+                vec![Cell::Text("1.0".to_owned()), Cell::Text("2.0".to_owned())],
+            )],
+            signatures: Vec::new(),
+        };
+        for name in ["x", "x ", " x", "\u{3000}x\t"] {
+            let text = table(&results(name), 1, false, None);
+            assert!(text.contains("│         x │"), "{name:?}:\n{text}");
+        }
+        let latex = table(&results("x "), 1, true, None);
+        assert!(latex.contains("         x & "), "{latex}");
+    }
 }

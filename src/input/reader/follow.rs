@@ -111,9 +111,13 @@ pub(super) fn read_follow(
             follower.drain(&mut followed.reader, out)?;
         }
         out.send()?;
-        if followed.stream {
-            // At most one reopen per poll: a stream that ends each time it is opened (a pipe
-            // whose writer is gone, named through /dev/stdin) costs nothing, it does not spin.
+        if followed.stream && followed.reader.offset() == 0 {
+            // At most one reopen per poll for a stream that ended without a byte (a pipe whose
+            // writer is gone, named through /dev/stdin): it costs nothing, it does not spin.
+            // After a writer's data the FIFO is reopened at once: a next writer that opened,
+            // wrote an unended line and closed during a poll left its bytes in the pipe, read
+            // only with the writer after it, glued to that one's first line (found by the
+            // streaming audit). Reopened at once, the open waits for that writer instead.
             follower.poll();
         }
         let note = change

@@ -101,6 +101,24 @@ CASES = [
     ("testset", ["-t", "wmt22"], "sysA.txt", {"SACREBLEU": "cache"}),
     ("testset", ["-t", "wmt22", "-l", "en-de", "refA.txt"], "sysA.txt", {"SACREBLEU": "cache"}),
     ("testset", ["refA.txt", "--origlang", "en"], "sysA.txt", {}),
+    # The significance audit's cases (files in audit/). TER with 3 references: the trials sum
+    # `pos_sel @ bl_stats + neg_sel @ sys_stats`, two products added, not one interleaved sum.
+    ("paired", ["audit/ter_r0.txt", "audit/ter_r1.txt", "audit/ter_r2.txt", "-i", "audit/ter_base.txt", "audit/ter_sys.txt", "--paired-ar", "-m", "ter", "-f", "text"], None, {}),
+    # chrF --confidence with a resample of empty hypotheses only: its Python 0.0 among float32
+    # scores stops statistics.mean (TypeError).
+    ("errors", ["audit/chrf_ref.txt", "-i", "audit/chrf_hyp.txt", "--confidence", "-m", "chrf", "-b"], None, {}),
+    # Resample arrays NumPy cannot allocate: MemoryError, ValueError.
+    ("errors", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "audit/sm_h1.txt", "--paired-ar", "--paired-ar-n", "1000000000000"], None, {}),
+    ("errors", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "audit/sm_h1.txt", "--paired-bs", "--paired-bs-n", "9223372036854775807"], None, {}),
+    ("errors", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "--confidence", "--confidence-n", "9223372036854775808"], None, {}),
+    # Non-finite and negative smoothing values in the resamples.
+    ("confidence", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "--confidence", "-s", "floor", "-sv", "inf", "-b", "-w", "4"], None, {}),
+    ("confidence", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "--confidence", "-s", "floor", "-sv", "nan", "-b", "-w", "4"], None, {}),
+    ("errors", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "--confidence", "-s", "floor", "-sv", "-0.5", "-b"], None, {}),
+    ("errors", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "audit/sm_h1.txt", "--paired-bs", "-s", "floor", "-sv", "-0.5", "-f", "text"], None, {}),
+    ("errors", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "audit/sm_h1.txt", "--paired-ar", "-s", "add-k", "-sv", "inf"], None, {}),
+    ("errors", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "audit/sm_h1.txt", "--paired-ar", "-s", "add-k", "-sv", "nan"], None, {}),
+    ("paired", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "audit/sm_h1.txt", "--paired-ar", "-s", "add-k", "-sv", "-0.25"], None, {}),
 ]
 
 
