@@ -316,6 +316,29 @@ fn a_stop_ends_the_wait_for_a_reader_of_an_output_fifo() {
     assert_eq!(reader.join().unwrap(), "100.00\n");
 }
 
+/// Regression (streaming audit): a SIGTERM caught while a write waited for a slow reader of
+/// stdout, who then went away, ended the run with status 0 ("output closed") instead of 143.
+#[test]
+fn a_stop_before_the_reader_of_stdout_leaves_is_still_a_stop() {
+    let dir = tempdir("stop-blocked");
+    let input = dir.join("in.tsv");
+    let text: String = (0..200_000).map(segment).collect();
+    fs::write(&input, text).unwrap();
+    let mut child = Command::new(BIN)
+        .arg(&input)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Nobody reads: the pipe fills and the merger's write waits.
+    thread::sleep(Duration::from_millis(300));
+    signal(&child, "TERM");
+    thread::sleep(Duration::from_millis(200));
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+}
+
 fn live_lines_are_rows(text: &str) -> bool {
     text.lines().all(|l| l == "100.00")
 }

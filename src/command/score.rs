@@ -106,15 +106,17 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
         // Nowhere to say it (stderr is what failed): the status says it.
         return status::IO;
     }
-    if outcome.output_closed {
-        return status::OK;
-    }
     // A stop whose event the run ended before acting on still sets the status (see
-    // `CaughtStop`): every line read was finished either way.
+    // `CaughtStop`): every line read was finished either way. It comes before a reader of
+    // stdout that went away: a SIGTERM caught while a write waited for a slow reader, who then
+    // left, is still the stop it was (found by the streaming audit: status 0).
     if let Some(signal) = outcome.stopped_by.or_else(|| caught_stop.get()) {
         // Stopped by SIGINT/SIGTERM after finishing every line read: 128 + signal, by
         // convention.
         return u8::try_from(128 + signal).unwrap_or(status::IO);
+    }
+    if outcome.output_closed {
+        return status::OK;
     }
     if let Some(message) = &outcome.input_error {
         diagnostic(&format!("error: {message}"));
