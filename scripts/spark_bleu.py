@@ -34,6 +34,7 @@ U+FFFD (what --invalid-utf8 lossy does), not as a bad line.
 
 import argparse
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -71,6 +72,9 @@ def parse_args(argv):
 
 def main(argv):
     args = parse_args(argv)
+    # PySpark's rdd.pipe runs the command with an empty environment (no PATH): a bare name is
+    # looked up here, on the driver's PATH, and the executors get its full path.
+    args.bleu_stream = shutil.which(args.bleu_stream) or args.bleu_stream
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName("bleu-stream").config(

@@ -1711,16 +1711,18 @@ fn spark_recipe_equals_one_run() {
     one.assert_success();
 
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/spark_bleu.py");
+    // The binary by name, found on PATH, as the README's recipe runs it (regression, docs
+    // audit: rdd.pipe runs its command without PATH, and a bare name was not found).
+    let bin_dir = Path::new(BIN).parent().expect("the binary's directory");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let out = Cmd::program(&python)
+        .env("PATH", &path)
         .arg(&script)
-        .args([
-            "--master",
-            "local[2]",
-            "--split-size",
-            "256k",
-            "--bleu-stream",
-            BIN,
-        ])
+        .args(["--master", "local[2]", "--split-size", "256k"])
         .args(["--merge-options", "-f jsonl"])
         .arg(&input)
         .arg("--")

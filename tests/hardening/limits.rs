@@ -167,3 +167,24 @@ fn negative_numbers_are_option_values() {
         .run();
     out.assert_success();
 }
+
+/// Regression (docs audit): `-m nist --nist-order 0` in mteval mode printed a report with
+/// `hyp_len = 0` and BP 0: mteval-v13a.pl has no order 0. It is a usage error there; NLTK mode
+/// keeps it (NLTK raises, and each row says so).
+#[test]
+fn nist_order_zero_is_nltks_only() {
+    let out = Cmd::new()
+        .args(["-m", "nist", "--nist-order", "0"])
+        .stdin(LINE)
+        .run();
+    assert_refused(&out, 2, &["--nist-order 0 is NLTK's", "--nist-compat nltk"]);
+    let out = Cmd::new()
+        .args(["-m", "nist", "--nist-order", "0", "--nist-compat", "nltk"])
+        .stdin(LINE)
+        .run();
+    assert!(
+        out.stderr_str().contains("NLTK raises"),
+        "{}",
+        out.describe()
+    );
+}

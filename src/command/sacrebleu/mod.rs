@@ -24,6 +24,7 @@ use std::process::ExitCode;
 
 use args::{Args, Exit};
 use metric::{Common, Row, SbMetric, Workspaces};
+use pyfmt::py_str_repr;
 use report::{format_score, single_results, Estimate};
 use resample::Draws;
 use table::{Cell, Paired, Results};
@@ -728,15 +729,6 @@ fn metric_key(m: &SbMetric) -> String {
         SbMetric::Bleu(_) => "BLEU".into(),
         SbMetric::Chrf(_, given) => given.name(),
         SbMetric::Ter(_) => "TER".into(),
-    }
-}
-
-/// Python's `repr(str)` for the simple names used in log lines.
-fn py_str_repr(s: &str) -> String {
-    if s.contains('\'') && !s.contains('"') {
-        format!("\"{s}\"")
-    } else {
-        format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
     }
 }
 

@@ -79,6 +79,15 @@ pub fn json_string(s: &str, ensure_ascii: bool) -> String {
 
 pub use crate::metric::pymath::fixed;
 
+/// Python's `repr(str)` for the simple names used in log lines and error messages.
+pub fn py_str_repr(s: &str) -> String {
+    if s.contains('\'') && !s.contains('"') {
+        format!("\"{s}\"")
+    } else {
+        format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,15 +43,29 @@ pub fn file_lines(path: &str) -> Result<Vec<String>, Failure> {
             1,
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| {
-        let msg = match e.kind() {
-            std::io::ErrorKind::NotFound => "No such file or directory".to_owned(),
-            _ => crate::diagnostic::io_message(&e),
-        };
-        (format!("[Errno] {msg}: '{path}'"), 1)
-    })?;
+    let bytes = std::fs::read(path).map_err(|e| (os_error(&e, path), 1))?;
     let text = decode(bytes, path)?;
     Ok(split_lines(&text, false))
+}
+
+/// The last line of Python's traceback for `open(path)` failing with `e`, e.g.
+/// `FileNotFoundError: [Errno 2] No such file or directory: 'ref.txt'` (the docs audit found
+/// the exception's name and number missing).
+fn os_error(e: &std::io::Error, path: &str) -> String {
+    use std::io::ErrorKind;
+    let class = match e.kind() {
+        ErrorKind::NotFound => "FileNotFoundError",
+        ErrorKind::PermissionDenied => "PermissionError",
+        ErrorKind::IsADirectory => "IsADirectoryError",
+        ErrorKind::NotADirectory => "NotADirectoryError",
+        _ => "OSError",
+    };
+    let number = e.raw_os_error().map_or(String::new(), |n| format!(" {n}"));
+    let repr = super::pyfmt::py_str_repr(path);
+    format!(
+        "{class}: [Errno{number}] {}: {repr}",
+        crate::diagnostic::io_message(e)
+    )
 }
 
 /// Lines of `text`: on `\n` only, or with universal newlines; a final terminator does not make
@@ -121,6 +135,22 @@ pub fn stdin_systems() -> Result<Vec<Vec<String>>, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (docs audit): the exception's name and number were missing
+    /// (`[Errno] No such file or directory`).
+    #[test]
+    fn open_errors_read_as_pythons() {
+        let e = std::io::Error::from_raw_os_error(2);
+        assert_eq!(
+            os_error(&e, "ref.txt"),
+            "FileNotFoundError: [Errno 2] No such file or directory: 'ref.txt'"
+        );
+        let e = std::io::Error::from_raw_os_error(13);
+        assert_eq!(
+            os_error(&e, "it's"),
+            "PermissionError: [Errno 13] Permission denied: \"it's\""
+        );
+    }
 
     #[test]
     fn newlines() {

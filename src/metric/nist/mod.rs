@@ -129,7 +129,7 @@ pub struct NistArgs {
     pub nist_compat: NistCompat,
 
     /// nist: highest n-gram order N (mteval-v13a: 5; NLTK's n). 1 to 9 follow mteval's
-    /// cumulative N-gram columns; 0 makes NLTK raise.
+    /// cumulative N-gram columns; 0 (with --nist-compat nltk only) makes NLTK raise.
     #[arg(long, value_name = "N", default_value_t = 5,
           value_parser = clap::value_parser!(u32).range(0..=9))]
     pub nist_order: u32,
@@ -241,6 +241,16 @@ impl Registered for Nist {
     fn new(config: NistConfig) -> Result<Nist, String> {
         if config.order > 9 {
             return Err("nist: the order is 0 to 9".to_owned());
+        }
+        // Order 0 exists for NLTK, whose functions raise on it; mteval-v13a.pl has no NIST of
+        // order 0 (its report came out with hyp_len 0 and BP 0; found by the docs audit).
+        if config.order == 0 && config.compat == NistCompat::Mteval {
+            return Err(
+                "nist: --nist-order 0 is NLTK's (sentence_nist and corpus_nist raise \
+                        on it); mteval-v13a.pl's orders are 1 to 9: add --nist-compat nltk for \
+                        NLTK's behaviour"
+                    .to_owned(),
+            );
         }
         Ok(Nist::new(config))
     }
