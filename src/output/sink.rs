@@ -57,13 +57,13 @@ impl OutputStream {
 /// the streaming audit: SIGTERM was ignored). Without a reader the open fails with `ENXIO`
 /// ([`no_reader`]), which the caller waits out its own way; once open, writes block as usual.
 fn append(path: &Path) -> io::Result<File> {
+    use std::os::fd::AsRawFd;
     use std::os::unix::fs::OpenOptionsExt;
     let file = OpenOptions::new()
         .create(true)
         .append(true)
         .custom_flags(libc::O_NONBLOCK)
         .open(path)?;
-    use std::os::fd::AsRawFd;
     let fd = file.as_raw_fd();
     // SAFETY: `fd` is the open descriptor `file` owns; F_GETFL/F_SETFL only read and set its
     // status flags.
