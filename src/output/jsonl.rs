@@ -119,6 +119,20 @@ pub fn score_object(m: &Score, width: usize) -> Map<String, Value> {
 mod tests {
     use super::*;
 
+    /// Scores carry Python's `repr` of the f64 (SPEC §4): serde_json's shortest form rounds
+    /// an exact 17-digit tie to even as Python does (10.5555572509765625 → …562), where Rust's
+    /// own shortest form does not (see `command::sacrebleu::pyfmt`).
+    #[test]
+    fn full_precision_numbers_are_pythons_repr() {
+        for (x, s) in [
+            (f64::from(10.555_557_f32), "10.555557250976562"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (33.76106264092923, "33.76106264092923"),
+        ] {
+            assert_eq!(serde_json::to_string(&x).unwrap(), s);
+        }
+    }
+
     #[test]
     fn error_records_escape_messages() {
         let mut out = Vec::new();

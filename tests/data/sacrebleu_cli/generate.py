@@ -119,6 +119,8 @@ CASES = [
     ("errors", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "audit/sm_h1.txt", "--paired-ar", "-s", "add-k", "-sv", "inf"], None, {}),
     ("errors", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "audit/sm_h1.txt", "--paired-ar", "-s", "add-k", "-sv", "nan"], None, {}),
     ("paired", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "audit/sm_h1.txt", "--paired-ar", "-s", "add-k", "-sv", "-0.25"], None, {}),
+    # A JSON number on an exact 17-digit tie (ci 10.5555572509765625): repr rounds to even.
+    ("paired", ["audit/tie_ref.txt", "-i", "audit/tie_base.txt", "audit/tie_sys.txt", "--paired-bs", "--paired-bs-n", "100", "-m", "ter", "-f", "json"], None, {}),
 ]
 
 
