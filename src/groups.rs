@@ -7,7 +7,9 @@
 
 use std::any::Any;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::input::group::MAX_KEY_BYTES;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -151,15 +153,21 @@ impl Groups {
         Ok(out)
     }
 
-    /// Adds the `groups` part of a stats document, group by group.
+    /// Adds the `groups` part of a stats document (whose lines were framed as `framing`), group
+    /// by group; returns the segments and bad lines its groups count, which the caller checks
+    /// against the document's. A key may appear once per document (one run keeps one group
+    /// per key) and be at most [`MAX_KEY_BYTES`] long, as when scoring.
     pub fn merge_saved(
         &mut self,
         metrics: &[Box<dyn DynMetric>],
         saved: &Value,
-    ) -> Result<(), String> {
+        framing: &Value,
+    ) -> Result<(u64, u64), String> {
         let list = saved
             .as_array()
             .ok_or("\"groups\" is not an array of group statistics")?;
+        let mut seen = FxHashSet::default();
+        let (mut all_segments, mut all_bad) = (0u64, 0u64);
         for (n, part) in list.iter().enumerate() {
             let obj = part
                 .as_object()
@@ -173,6 +181,19 @@ impl Groups {
             }
             // JSON text: any control character in a string key comes out escaped.
             let key_text = key.to_string();
+            if key_text.len() > MAX_KEY_BYTES {
+                return Err(format!(
+                    "group {}: a key of {} bytes (as JSON text; at most {MAX_KEY_BYTES})",
+                    n + 1,
+                    key_text.len()
+                ));
+            }
+            if !seen.insert(key_text.clone()) {
+                return Err(format!(
+                    "group {key_text} appears twice in the document (one run keeps one group per \
+                     key)"
+                ));
+            }
             let count = |field: &str| {
                 saved::count_field(obj, field).map_err(|e| format!("group {key_text}: {e}"))
             };
@@ -191,6 +212,7 @@ impl Groups {
                     .get("stats")
                     .ok_or_else(|| format!("group {key_text}: {} statistics missing", m.key()))?;
                 saved::same_segments(m.as_ref(), stats, segments)
+                    .and_then(|()| saved::nrefs_fit(stats, segments, framing))
                     .map_err(|e| format!("group {key_text}: {e}"))?;
                 m.merge_saved(t.as_mut(), stats)
                     .map_err(|e| format!("group {key_text}: {e}"))?;
@@ -211,7 +233,9 @@ impl Groups {
             };
             group.segments = sum(group.segments, segments, "segments")?;
             group.bad_lines = sum(group.bad_lines, bad_lines, "bad_lines")?;
+            all_segments = saved::add_count(all_segments, segments, "the groups' segments")?;
+            all_bad = saved::add_count(all_bad, bad_lines, "the groups' bad_lines")?;
         }
-        Ok(())
+        Ok((all_segments, all_bad))
     }
 }

@@ -383,17 +383,35 @@ impl Merged {
                 show(self.group_by.as_deref())
             ));
         }
+        let framing = doc.get("framing").unwrap_or(&Value::Null);
+        if framing.is_null() && h.segments > 0 {
+            // One run frames its first good line; `null` says there was none.
+            return Err(format!(
+                "\"framing\" is null (no line was framed) but the document counts {} segments",
+                h.segments
+            ));
+        }
         if let Some(groups) = &mut self.groups {
             let saved = doc
                 .get("groups")
                 .ok_or("a document with \"group_by\" but without \"groups\"")?;
-            groups.merge_saved(&self.metrics, saved)?;
+            let (segments, bad_lines) = groups.merge_saved(&self.metrics, saved, framing)?;
+            // Every scored line has a key; a bad line may have none (it counts overall only).
+            if segments != h.segments || bad_lines > h.bad_lines {
+                return Err(format!(
+                    "inconsistent statistics: the groups count {segments} segments and \
+                     {bad_lines} bad lines, the document {} and {}",
+                    h.segments, h.bad_lines
+                ));
+            }
         }
         for ((m, t), part) in self.metrics.iter().zip(&mut self.totals).zip(h.parts) {
             let stats = part
                 .get("stats")
                 .ok_or_else(|| format!("{} statistics missing", m.key()))?;
-            crate::metric::saved::same_segments(m.as_ref(), stats, h.segments)?;
+            saved::same_segments(m.as_ref(), stats, h.segments)?;
+            saved::nrefs_fit(stats, h.segments, framing)
+                .map_err(|e| format!("{}: {e}", m.key()))?;
             m.merge_saved(t.as_mut(), stats)?;
         }
         self.segments = saved::add_count(self.segments, h.segments, "segments")?;

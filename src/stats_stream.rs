@@ -4,8 +4,10 @@
 //!
 //! * **One at a time.** The input is read in blocks; a document is parsed as soon as its text
 //!   is complete and its bytes are dropped. At most one document's text and one block are held.
-//! * **Bounded.** A document longer than the limit (`merge --max-document-bytes`, 1 GiB at
-//!   most) is an error, found before more than the limit and a block is held.
+//! * **Bounded.** A document longer than the limit (`merge --max-document-bytes`, 256 MiB by
+//!   default, 1 GiB at most) is an error, found before more than the limit and a block is held:
+//!   its end is found by a syntax check that builds nothing, and only a whole document within
+//!   the limit is parsed (its `Value` takes up to 40 times its text: 32 bytes per number).
 //! * **Strict.** `serde_json::Value` keeps the *last* of duplicate object keys in silence (so
 //!   `{"segments":1,"segments":9}` would pass for one shard with 9 segments): [`Strict`]
 //!   refuses a duplicate key anywhere in a document, with its position.
@@ -13,11 +15,11 @@
 use std::fmt;
 use std::io::{self, Read};
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-/// The largest document `merge` accepts by default, and the most `--max-document-bytes` may
-/// allow: the parsed form of a document takes several times its text.
+/// The most `--max-document-bytes` may allow: the parsed form of a document takes up to 40
+/// times its text (the default is a quarter of this).
 pub const MAX_DOCUMENT_BYTES: usize = 1 << 30;
 
 /// Bytes read at a time.
@@ -214,13 +216,25 @@ impl<R: Read> Documents<R> {
             let text = &self.buf[self.pos..];
             let ready = self.eof || text.len() >= self.retry_at;
             if ready {
-                let mut docs = serde_json::Deserializer::from_slice(text).into_iter::<Strict>();
-                match docs.next() {
-                    Some(Ok(Strict(value))) if self.eof || docs.byte_offset() < text.len() => {
-                        let end = docs.byte_offset();
+                // Where the document ends, found by a syntax check that builds nothing: only a
+                // whole document within the limit is parsed into a `Value` (several times its
+                // text). Parsing what had been read of an unfinished one took 20 GiB for the
+                // first 1 GiB of a huge array, before the limit could be checked.
+                let mut scan = serde_json::Deserializer::from_slice(text).into_iter::<IgnoredAny>();
+                match scan.next() {
+                    Some(Ok(_)) if self.eof || scan.byte_offset() < text.len() => {
+                        let end = scan.byte_offset();
                         if end > self.max {
                             return Err(too_long(self.line, self.max));
                         }
+                        let value = serde_json::from_slice::<Strict>(&text[..end])
+                            .map_err(|e| {
+                                StreamError::Invalid(format!(
+                                    "document {number}: invalid JSON: {e} {}",
+                                    begins(self.line),
+                                ))
+                            })?
+                            .0;
                         let document = Document {
                             number,
                             line: self.line,

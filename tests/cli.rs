@@ -809,6 +809,101 @@ fn regression_nltk_raises_warns_under_on_error_fail() {
     assert!(out.stderr_str().contains(warning), "{}", out.stderr_str());
 }
 
+/// Regression (sacreBLEU audit): with `--chrf-whitespace`, JSONL strings were `rstrip`ped as
+/// the sacreBLEU CLI strips lines of files, so `"a b "` against `"a b"` scored 100 where
+/// `CHRF(whitespace=True).sentence_score("a b ", ["a b"])` gives 89.84375. JSONL strings are
+/// scored as given; a TSV line is still a line of a file.
+#[test]
+fn chrf_whitespace_scores_jsonl_strings_as_given_and_tsv_lines_stripped() {
+    let jsonl = run(
+        &["-m", "chrf", "--chrf-whitespace", "-f", "jsonl"],
+        "{\"hyp\": \"a b \", \"ref\": \"a b\"}\n",
+    );
+    let records = jsonl.jsonl().expect("JSONL output");
+    assert_eq!(records[0]["chrf"]["score"].as_f64(), Some(89.84375));
+    let tsv = run(&["-m", "chrf", "--chrf-whitespace", "-b"], "a b \ta b\n");
+    assert_eq!(tsv.stdout_str(), "100.00\n", "{}", tsv.describe());
+}
+
+/// Regression (sacreBLEU audit): `--chrf-char-order 0` was refused ("not in 1..=64") where
+/// sacreBLEU's `CHRF(char_order=0, word_order=2)` scores word n-grams only (numbers from
+/// sacreBLEU 2.6.0); with no word order either it is a usage error.
+#[test]
+fn chrf_of_word_ngrams_only() {
+    let input = "the cat sat\tthe cat sat on\na b c\ta b d\n";
+    let out = run(
+        &[
+            "-m",
+            "chrf",
+            "--chrf-char-order",
+            "0",
+            "--chrf-word-order",
+            "2",
+            "-f",
+            "jsonl",
+        ],
+        input,
+    );
+    let records = out.jsonl().expect("JSONL output");
+    let scores: Vec<f64> = records
+        .iter()
+        .map(|r| r["chrf"]["score"].as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        scores,
+        [75.22123893805309, 58.33333333333333, 68.02615193026152]
+    );
+    let out = run(&["-m", "chrf", "--chrf-char-order", "0"], input);
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr_str()
+            .contains("--chrf-char-order 0 needs a word order (--chrf-word-order 1 or more)"),
+        "{}",
+        out.describe()
+    );
+}
+
+/// Regression (NLTK audit): smoothing method 4 computes `2**κ * k / math.log(T)`, an int
+/// divided by a float, so an int `k` beyond the double range raises `int.__float__`'s
+/// message; bleu-stream gave the int-by-int division's. `--epsilon` under method 1 is an int
+/// division in NLTK too, and keeps its message.
+#[test]
+fn an_int_too_large_for_a_float_raises_pythons_message() {
+    let k = format!("{}", num_bigint::BigUint::from(1u8) << 1030usize);
+    let input = "a b c d e f\ta b c x y z\n";
+    for (args, says) in [
+        (
+            ["--nltk-smoothing", "4", "--k"],
+            "NLTK raises OverflowError: int too large to convert to float",
+        ),
+        (
+            ["--nltk-smoothing", "1", "--epsilon"],
+            "NLTK raises OverflowError: integer division result too large for a float",
+        ),
+    ] {
+        let out = run(
+            &[
+                "-m",
+                "nltk-bleu",
+                "-f",
+                "jsonl",
+                args[0],
+                args[1],
+                args[2],
+                &k,
+            ],
+            input,
+        );
+        let records = out.jsonl().expect("JSONL output");
+        assert_eq!(
+            records[0]["nltk-bleu"]["error"].as_str(),
+            Some(says),
+            "{args:?}: {}",
+            out.describe()
+        );
+    }
+}
+
 #[test]
 fn parallel_files_of_different_lengths_follow_on_error() {
     let dir = tempdir("parallel-lengths");

@@ -228,6 +228,7 @@ fn library_levels(
             hyp: Cow::Borrowed(h.as_str()),
             refs: refs.iter().map(|r| Cow::Borrowed(r[i].as_str())).collect(),
             id: None,
+            exact: false,
         };
         let s = nist.segment_stats(&segment, &mut ws);
         nist.add(&mut totals, &s);

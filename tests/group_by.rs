@@ -263,6 +263,50 @@ fn a_missing_key_is_a_bad_line_with_its_number() {
     assert_eq!(records[1]["line"], 2);
 }
 
+/// Regression (documents audit): keys were kept whatever their length, so 300 lines with
+/// 4 MiB keys held 7 GiB. A key is at most 4,096 bytes of JSON text; a longer one makes a bad
+/// line that names the limit (TSV and JSONL alike), and the key at the limit is a group.
+#[test]
+fn a_key_over_4096_bytes_is_a_bad_line() {
+    // `"` + 4094 characters + `"`: 4,096 bytes of JSON text.
+    let (fits, over) = ("k".repeat(4094), "k".repeat(4095));
+    let input = format!("{fits}\tx y\tx y\n{over}\tx y\tx y\n");
+    let out = Cmd::new()
+        .args(["--group-by", "col:1", "-f", "jsonl"])
+        .stdin(input)
+        .run();
+    out.assert_success();
+    let records = out.jsonl().unwrap();
+    assert_eq!(records[1]["type"], "error", "{}", records[1]);
+    let err = out.stderr_str();
+    assert!(
+        err.contains(
+            "line 2: a group key of 4097 bytes (as JSON text; at most 4096): a key names a \
+             system, a language pair or a domain; is --group-by col:1 the right column?"
+        ),
+        "{err}"
+    );
+    let groups: Vec<&Value> = records
+        .iter()
+        .filter(|r| r.get("group").is_some())
+        .collect();
+    assert_eq!(groups.len(), 1);
+    assert_eq!(groups[0]["group"].as_str(), Some(fits.as_str()));
+    let line = format!("{{\"sys\":\"{over}\",\"hyp\":\"x\",\"ref\":\"x\"}}\n");
+    let out = Cmd::new().args(["--group-by", "sys"]).stdin(line).run();
+    assert!(
+        out.stderr_str()
+            .contains("line 1: a group key of 4097 bytes (as JSON text; at most 4096)"),
+        "{}",
+        out.describe()
+    );
+    assert!(
+        out.stderr_str().contains("the right field?"),
+        "{}",
+        out.describe()
+    );
+}
+
 #[test]
 fn too_many_groups_stop_the_run_with_status_2() {
     let input = "{\"g\":1,\"hyp\":\"a\",\"ref\":\"a\"}\n{\"g\":2,\"hyp\":\"b\",\"ref\":\"b\"}\n\

@@ -835,6 +835,7 @@ fn as_segment<'a>(hyp: &'a str, refs: &'a [String]) -> Segment<'a> {
         hyp: Cow::Borrowed(hyp),
         refs: refs.iter().map(|r| Cow::Borrowed(r.as_str())).collect(),
         id: None,
+        exact: false,
     }
 }
 
@@ -1098,6 +1099,15 @@ proptest! {
         tsv_args.extend(["--input".into(), "tsv".into(), "--refs".into(), nrefs.to_string()]);
         let mut json_args = args.clone();
         json_args.extend(["--input".into(), "jsonl".into()]);
+        // A TSV line is a line of a file, right-stripped as the sacreBLEU CLI strips lines; a
+        // JSONL string is scored as given. Only chrF with white space kept can tell: there,
+        // both forms get the stripped text.
+        let segs: Vec<(String, Vec<String>)> = if args.iter().any(|a| a == "--chrf-whitespace") {
+            let strip = |s: &String| bleu_stream::unicode::py_rstrip(s).to_owned();
+            segs.iter().map(|(h, refs)| (strip(h), refs.iter().map(strip).collect())).collect()
+        } else {
+            segs.clone()
+        };
         let mut tsv = run_once(&tsv_args, &as_tsv(&segs));
         let jsonl = run_once(&json_args, &as_jsonl(&segs));
         // The one diagnostic only TSV has: trailing empty hypotheses (or references) blamed on

@@ -170,6 +170,7 @@ fuzz_target!(|data: &[u8]| {
                 hyp,
                 refs,
                 id: None,
+                exact: false,
             }
         })
         .collect();

@@ -76,9 +76,12 @@ pub struct MergeArgs {
     #[arg(long, value_name = "X")]
     pub fail_over: Option<f64>,
 
-    /// Longest stats document accepted, in bytes (suffixes K, M, G: binary multiples; at most
-    /// 1G, the default): a longer one is an error, found before more than that is held.
-    #[arg(long, value_name = "BYTES", default_value = "1G",
+    /// Longest stats document accepted, in bytes (suffixes K, M, G: binary multiples; default
+    /// 256M, at most 1G): a longer one is an error, found before more than that is held. A
+    /// document is parsed whole, into up to 40 times its size in memory (arrays of one-digit
+    /// numbers; NIST's tables about 20 times), and two may be held at once (one merged while
+    /// the next is read).
+    #[arg(long, value_name = "BYTES", default_value = "256M",
           value_parser = |t: &str| crate::cli::parse_size(t, MAX_DOCUMENT_BYTES, "the longest document accepted"))]
     pub max_document_bytes: usize,
 
@@ -209,7 +212,7 @@ fn read_all(args: &MergeArgs) -> Result<Merged, (u8, String)> {
         ));
     }
     let names: Vec<String> = files.iter().map(|f| display_name(f)).collect();
-    let (tx, rx) = bounded::<Item>(4);
+    let (tx, rx) = bounded::<Item>(0);
     let max = args.max_document_bytes;
     // Not scoped: after an error the merge ends at once, even while the reader still waits for
     // standard input.

@@ -305,6 +305,7 @@ fn segment<'a>(
         hyp: record.hyp,
         refs,
         id: record.id.map(Cow::Borrowed),
+        exact: true,
     })
 }
 
@@ -355,6 +356,7 @@ fn into_owned<'b>(seg: Segment<'_>) -> Segment<'b> {
             .map(|r| Cow::Owned(r.into_owned()))
             .collect(),
         id: seg.id.map(|id| Cow::Owned(id.into_owned())),
+        exact: seg.exact,
     }
 }
 

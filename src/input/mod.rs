@@ -31,6 +31,10 @@ pub struct Segment<'a> {
     /// JSONL `"id"`, echoed verbatim in JSONL output (owned when the line was repaired by
     /// `--invalid-utf8 lossy`).
     pub id: Option<Cow<'a, RawValue>>,
+    /// The fields are exact strings (JSONL), scored as sacreBLEU's Python API scores the
+    /// strings it is given; otherwise they are lines of files (TSV, `-r` files), which the
+    /// sacreBLEU CLI `rstrip`s. Only chrF with `--chrf-whitespace` sees the difference.
+    pub exact: bool,
 }
 
 impl Segment<'_> {
@@ -239,6 +243,7 @@ pub fn frame<'a>(
                 hyp,
                 refs,
                 id: None,
+                exact: false,
             })
         }
     }
@@ -349,6 +354,7 @@ mod tests {
                 hyp: Cow::Borrowed("h"),
                 refs: refs[..n].iter().cloned().collect(),
                 id: None,
+                exact: false,
             };
             seg.with_refs(|hyp, r| {
                 assert_eq!(hyp, "h");

@@ -58,6 +58,7 @@ pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, S
             hyp,
             refs,
             id: None,
+            exact: false,
         });
     }
     let mut fields = line.split(|&b| b == b'\t');
@@ -71,6 +72,7 @@ pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, S
         hyp,
         refs,
         id: None,
+        exact: false,
     })
 }
 

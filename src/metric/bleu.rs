@@ -504,6 +504,17 @@ impl Metric for Bleu {
         serde_json::to_value(totals).expect("BLEU totals serialize")
     }
 
+    fn check_saved_segments(&self, saved: &Value, segments: u64) -> Result<(), String> {
+        let n = self.config.max_ngram_order;
+        match saved::field::<Vec<u64>>(saved, "counts") {
+            Ok(counts) if counts.len() == 2 + 2 * n => {
+                saved::orders_fit(&counts[2 + n..], segments, "BLEU n-gram totals")
+            }
+            // Said by `merge_saved`.
+            _ => Ok(()),
+        }
+    }
+
     fn merge_saved(&self, totals: &mut BleuTotals, saved: &Value) -> Result<(), String> {
         let counts: Vec<u64> = saved::field(saved, "counts")?;
         let nrefs = saved::field(saved, "nrefs")?;

@@ -62,6 +62,8 @@ pub trait DynMetric: Send + Sync {
     fn save_totals(&self, totals: &(dyn Any + Send)) -> Value;
     /// See [`Metric::merge_saved`].
     fn merge_saved(&self, totals: &mut (dyn Any + Send), saved: &Value) -> Result<(), String>;
+    /// See [`Metric::check_saved_segments`].
+    fn check_saved_segments(&self, saved: &Value, segments: u64) -> Result<(), String>;
     /// See [`Metric::merge_refusal`].
     fn merge_refusal(&self) -> Option<String>;
     /// See [`Metric::totals_refusal`].
@@ -169,6 +171,10 @@ impl<M: Metric> DynMetric for M {
     fn merge_saved(&self, totals: &mut (dyn Any + Send), saved: &Value) -> Result<(), String> {
         let totals = totals.downcast_mut::<M::Totals>().expect(TYPE_MISMATCH);
         Metric::merge_saved(self, totals, saved)
+    }
+
+    fn check_saved_segments(&self, saved: &Value, segments: u64) -> Result<(), String> {
+        Metric::check_saved_segments(self, saved, segments)
     }
 
     fn merge_refusal(&self) -> Option<String> {

@@ -96,6 +96,13 @@ pub trait Metric: Send + Sync + 'static {
     /// everything added so far (shards are merged in input order, so order-sensitive parts such
     /// as NIST's table ids stay exactly as one run builds them). `Err` for a malformed document.
     fn merge_saved(&self, totals: &mut Self::Totals, saved: &Value) -> Result<(), String>;
+    /// Checks saved totals against the number of segments they sum (`merge`, before
+    /// [`merge_saved`](Metric::merge_saved)): what a document's counts cannot be for that many
+    /// segments, e.g. more hypotheses ending before order n than there are segments
+    /// ([`saved::orders_fit`]). Metrics that save no per-order hypothesis counts check nothing.
+    fn check_saved_segments(&self, _saved: &Value, _segments: u64) -> Result<(), String> {
+        Ok(())
+    }
     /// Why this metric's totals cannot be split and merged exactly with these settings, if so:
     /// the reference tool itself depends on segment order (NLTK smoothing methods 5–7 read the
     /// last sentence; NLTK `corpus_chrf` is a sequential float sum).
@@ -212,8 +219,62 @@ pub mod saved {
                      document counts none"
                 ))
             }
-            _ => Ok(()),
+            _ => metric.check_saved_segments(stats, segments),
         }
+    }
+
+    /// Checks a metric's `"nrefs"` (the fewest and most references of its segments) against
+    /// the document's segment count and framing, as one run records them: no range before any
+    /// segment; otherwise at least one reference, at most what the framing allows, and exactly
+    /// its number for TSV (an empty field is an empty reference; only JSONL has missing ones,
+    /// `null`). A difference would put a forged `nrefs:` into the report's signature.
+    pub fn nrefs_fit(stats: &Value, segments: u64, framing: &Value) -> Result<(), String> {
+        let nrefs = match stats.get("nrefs") {
+            None | Some(Value::Null) => None,
+            Some(v) => match serde_json::from_value::<(u64, u64)>(v.clone()) {
+                Ok(range) => Some(range),
+                Err(_) => return Err(format!("\"nrefs\" is {v}, not a range [fewest, most]")),
+            },
+        };
+        let limit = framing.get("refs").and_then(Value::as_u64);
+        let tsv = framing.get("input").and_then(Value::as_str) == Some("tsv");
+        let fits = match nrefs {
+            None => segments == 0,
+            Some((lo, hi)) => {
+                segments > 0
+                    && 1 <= lo
+                    && lo <= hi
+                    && hi <= limit.unwrap_or(crate::input::MAX_REFS as u64)
+                    && !(tsv && limit.is_some_and(|n| lo != n))
+            }
+        };
+        if fits {
+            return Ok(());
+        }
+        Err(format!(
+            "inconsistent statistics: \"nrefs\" {} for {segments} segment{} framed as {framing}",
+            nrefs.map_or("null".to_owned(), |(lo, hi)| format!("[{lo}, {hi}]")),
+            if segments == 1 { "" } else { "s" }
+        ))
+    }
+
+    /// Per-order hypothesis n-gram totals of `segments` segments, `totals[0]` for order 1: a
+    /// hypothesis of L tokens has `max(L − n + 1, 0)` n-grams of order n, so going up an order
+    /// takes at most one n-gram per segment away (a forged order-1 total of 10^15 would make
+    /// a plausible score, not an error, without this check).
+    pub fn orders_fit(totals: &[u64], segments: u64, what: &str) -> Result<(), String> {
+        for n in 1..totals.len() {
+            let ended = totals[n - 1].saturating_sub(totals[n]);
+            if ended > segments {
+                return Err(format!(
+                    "inconsistent statistics: {what}: order {} counts {ended} n-grams more than \
+                     order {} over {segments} segments (at most one per segment)",
+                    n,
+                    n + 1
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// `a + b` of counts, at most [`MAX_COUNT`].

@@ -332,6 +332,13 @@ impl Metric for MtevalBleu {
         serde_json::to_value(totals).expect("integers serialize")
     }
 
+    fn check_saved_segments(&self, saved: &Value, segments: u64) -> Result<(), String> {
+        match saved::field::<[u64; ORDER]>(saved, "totals") {
+            Ok(totals) => saved::orders_fit(&totals, segments, "mteval BLEU n-gram totals"),
+            Err(_) => Ok(()),
+        }
+    }
+
     fn merge_saved(&self, totals: &mut MtevalBleuStats, saved: &Value) -> Result<(), String> {
         let o = <MtevalBleuStats as serde::Deserialize>::deserialize(saved)
             .map_err(|e| format!("mteval BLEU statistics: {e}"))?;

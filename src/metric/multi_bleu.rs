@@ -451,6 +451,13 @@ impl Metric for MultiBleu {
         serde_json::to_value(totals).expect("integers serialize")
     }
 
+    fn check_saved_segments(&self, saved: &Value, segments: u64) -> Result<(), String> {
+        match saved::field::<[u64; 4]>(saved, "total") {
+            Ok(total) => saved::orders_fit(&total, segments, "multi-bleu n-gram totals"),
+            Err(_) => Ok(()),
+        }
+    }
+
     fn merge_saved(&self, totals: &mut MultiBleuStats, saved: &Value) -> Result<(), String> {
         let o = <MultiBleuStats as serde::Deserialize>::deserialize(saved)
             .map_err(|e| format!("multi-bleu statistics: {e}"))?;

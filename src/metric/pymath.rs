@@ -255,11 +255,15 @@ impl Num {
         matches!(self, Num::Float(_))
     }
 
-    /// `float(self)`: exact for ints that fit, correctly rounded for every rational.
+    /// `float(self)`: exact for ints that fit, correctly rounded for every rational. An int
+    /// beyond the double range raises CPython's `int.__float__` error (an int meeting a float
+    /// in `2**κ * k / math.log(T)`, smoothing method 4), a rational `Fraction.__float__`'s,
+    /// which is an int division.
     pub fn to_f64(&self) -> Result<f64, PyError> {
         match self {
             Num::Float(x) => Ok(*x),
-            Num::Int(i) => ratio_to_f64(i, &BigInt::one()),
+            Num::Int(i) => ratio_to_f64(i, &BigInt::one())
+                .map_err(|_| PyError::overflow("int too large to convert to float")),
             Num::Count { num, den } => u64_ratio(*num, *den),
             Num::Rat(r) => ratio_to_f64(r.numer(), r.denom()),
         }

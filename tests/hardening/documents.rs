@@ -195,16 +195,16 @@ fn metric_sums_that_overflow_are_refused() {
     for (metric, stats_value) in [
         (
             "bleu",
-            json!({"counts": [half, 0, 0, 0, 0, 0, half, 0, 0, 0], "nrefs": [1, 1]}),
+            json!({"counts": [half, 0, 0, 0, 0, 0, half, half, half, half], "nrefs": [1, 1]}),
         ),
         (
             "multi-bleu",
-            json!({"correct": [0, 0, 0, 0], "total": [half, 0, 0, 0], "hyp_len": half,
+            json!({"correct": [0, 0, 0, 0], "total": [half, half, half, half], "hyp_len": half,
                    "ref_len": 0, "nrefs": [1, 1]}),
         ),
         (
             "mteval-bleu",
-            json!({"matches": [0, 0, 0, 0], "totals": [half, 0, 0, 0], "ref_len": 0,
+            json!({"matches": [0, 0, 0, 0], "totals": [half, half, half, half], "ref_len": 0,
                    "nrefs": [1, 1]}),
         ),
         (
@@ -230,12 +230,20 @@ fn inconsistent_bleu_statistics_are_refused() {
             "order-1 matches above the order-1 total",
         ),
         (
-            json!([10, 9, 5, 4, 3, 2, 10, 11, 8, 7]),
+            json!([10, 9, 5, 4, 3, 2, 10, 11, 10, 9]),
             "order-2 total above the order-1 total",
         ),
         (
-            json!([10, 9, 5, 4, 3, 2, 12, 9, 8, 7]),
+            json!([10, 9, 5, 4, 3, 2, 12, 11, 10, 9]),
             "unigram total 12 is not the hypothesis length 10",
+        ),
+        // Regression (documents audit): a hypothesis of L words has L - n + 1 n-grams of order
+        // n, so each order has at most one n-gram per segment less than the one below; an
+        // order-1 total of 12,721 for 2 segments with 100 bigrams was merged (BLEU 1.08 -> 1.32).
+        (
+            json!([12721, 9, 5, 4, 3, 2, 12721, 100, 50, 10]),
+            "BLEU n-gram totals: order 1 counts 12621 n-grams more than order 2 over 2 segments \
+             (at most one per segment)",
         ),
         (
             json!([10, 9, 5, 4, 3]),
@@ -246,12 +254,42 @@ fn inconsistent_bleu_statistics_are_refused() {
         stats(&mut bad, "bleu")["counts"] = counts;
         refused(&doc_text(&bad), "document 1", &[says]);
     }
+    // Reference counts that no run of this framing records (regression, documents audit: they
+    // were taken into the signature, `nrefs:0`).
+    for (nrefs, framing, says) in [
+        (json!([3, 2]), None, "\"nrefs\" [3, 2] for 2 segments"),
+        (json!([0, 0]), None, "\"nrefs\" [0, 0] for 2 segments"),
+        (Value::Null, None, "\"nrefs\" null for 2 segments"),
+        (json!("2"), None, "\"nrefs\" is \"2\", not a range"),
+        (
+            json!([1, 3]),
+            Some(json!({"input": "jsonl", "refs": 2})),
+            "\"nrefs\" [1, 3] for 2 segments framed as {\"input\":\"jsonl\",\"refs\":2}",
+        ),
+        (
+            json!([1, 2]),
+            Some(json!({"input": "tsv", "refs": 2})),
+            "\"nrefs\" [1, 2] for 2 segments framed as {\"input\":\"tsv\",\"refs\":2}",
+        ),
+    ] {
+        let mut bad = doc.clone();
+        stats(&mut bad, "bleu")["nrefs"] = nrefs;
+        if let Some(framing) = framing {
+            bad["framing"] = framing;
+        }
+        refused(&doc_text(&bad), "document 1", &["bleu: ", says]);
+    }
+    // A JSONL line may miss references (`null`): fewer than --refs is what one run records.
+    let mut fewer = doc.clone();
+    fewer["framing"] = json!({"input": "jsonl", "refs": 3});
+    merge_text(&doc_text(&fewer)).assert_success();
+    // `null` framing means no line was framed: no segment either.
     let mut bad = doc.clone();
-    stats(&mut bad, "bleu")["nrefs"] = json!([3, 2]);
+    bad["framing"] = Value::Null;
     refused(
         &doc_text(&bad),
         "document 1",
-        &["\"nrefs\" [3, 2] is not a range"],
+        &["\"framing\" is null (no line was framed) but the document counts 2 segments"],
     );
 }
 
@@ -367,6 +405,29 @@ fn inconsistent_nist_statistics_are_refused() {
         "document 1",
         &["order-2 hypothesis n-grams above order 1's"],
     );
+    // Regression (documents audit): counts that one run cannot write for 2 segments were
+    // merged into plausible scores (NIST 2.61 -> 0.00 with 10^15 reference words).
+    for (field, value, says) in [
+        (
+            "words",
+            json!(1_000_000_000_000_000u64),
+            "NIST unigram frequencies sum to",
+        ),
+        (
+            "hyp_ngrams",
+            json!([1_000_000_000_000_000u64, 7, 5, 3, 1]),
+            "NIST hypothesis n-grams: order 1 counts 999999999999993 n-grams more than order 2 \
+             over 2 segments",
+        ),
+    ] {
+        let mut bad = doc.clone();
+        stats(&mut bad, "nist")[field] = value;
+        refused(
+            &doc_text(&bad),
+            "document 1",
+            &["inconsistent statistics: ", says],
+        );
+    }
     let mut bad = emit(&["-m", "nist", "--nist-compat", "nltk"]);
     stats(&mut bad, "nist")["nltk"]["block_starts"] = json!([0, 1, 2]);
     refused(
@@ -504,6 +565,44 @@ fn strings_echoed_from_a_document_are_escaped() {
     assert!(!err.contains('\u{1b}'), "{err}");
 }
 
+/// Regression (documents audit): the groups of a document were summed without looking at the
+/// document's own counts, so a group counting 5 more segments, a key listed twice (two groups
+/// summed into one) or `"groups": []` merged with status 0 into per-group numbers no run gives.
+#[test]
+fn groups_must_add_up_to_their_document() {
+    let doc = emit(&["--group-by", "sys"]);
+    merge_text(&doc_text(&doc)).assert_success();
+    let mut more = doc.clone();
+    more["groups"][0]["segments"] = json!(2);
+    more["groups"][0]["metrics"][0]["stats"] = doc["metrics"][0]["stats"].clone();
+    let mut twice = doc.clone();
+    twice["groups"][1]["group"] = json!("a");
+    let mut none = doc.clone();
+    none["groups"] = json!([]);
+    let mut long = doc.clone();
+    long["groups"][0]["group"] = json!("k".repeat(4095));
+    for (bad, says) in [
+        (
+            more,
+            "the groups count 3 segments and 0 bad lines, the document 2 and 0",
+        ),
+        (
+            twice,
+            "group \"a\" appears twice in the document (one run keeps one group per key)",
+        ),
+        (
+            none,
+            "the groups count 0 segments and 0 bad lines, the document 2 and 0",
+        ),
+        (
+            long,
+            "group 1: a key of 4097 bytes (as JSON text; at most 4096)",
+        ),
+    ] {
+        refused(&doc_text(&bad), "document 1", &[says]);
+    }
+}
+
 #[test]
 fn a_document_over_the_size_limit_is_refused() {
     let doc = doc_text(&emit(&["-m", "nist"]));
@@ -530,6 +629,51 @@ fn a_document_over_the_size_limit_is_refused() {
         "{}",
         out.describe()
     );
+}
+
+/// An unfinished document on standard input is refused once it passes the limit, having held
+/// little more than its text: its end is looked for without parsing it (regression: what had
+/// been read of an unfinished array was parsed at each doubling of the buffer, 32 bytes per
+/// number, so 1.2 GB of `1,` on a pipe grew to 21.8 GB before the limit was checked). Under a
+/// 1 GB address-space limit the old code ran out of memory on 64 MiB of it.
+#[test]
+fn an_unfinished_document_is_refused_at_the_limit_without_being_parsed() {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 1000000 && exec '{BIN}' merge --max-document-bytes 64M"
+        ))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = std::thread::spawn(move || {
+        let _ = stdin.write_all(br#"{"format":"bleu-stream-stats","version":2,"x":["#);
+        let block = b"1,".repeat(1 << 19);
+        // 96 MiB, then the pipe stays open: only the limit can end the run.
+        for _ in 0..96 {
+            if stdin.write_all(&block).is_err() {
+                return;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_secs(30));
+    });
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("<stdin>: document 1: longer than 67108864 bytes"),
+        "{err}"
+    );
+    drop(feed);
 }
 
 /// `merge FILE` streams: 200,000 documents in one file are read one at a time, so the peak

@@ -268,6 +268,7 @@ impl Work for Scorer<'_> {
                 hyp: Cow::Borrowed(""),
                 refs,
                 id: None,
+                exact: false,
             };
             let mut failed = None;
             'systems: for (s, output) in outputs.into_iter().enumerate() {

@@ -476,10 +476,12 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
         }
         return Ok(());
     }
-    // Every corpus score (plain, --confidence, paired) sums the statistics lists first.
+    // Every corpus score (plain, --confidence, paired) sums the statistics lists first; one
+    // segment's list is returned as it is (`sum_of_lists` of one list), which scores 0.0.
     if metrics
         .iter()
         .any(|(_, m)| matches!(m, SbMetric::Chrf(_, given) if given.has_no_order()))
+        && (systems[0].len() != 1 || args.confidence || paired)
     {
         return Err(crash(
             "IndexError: list index out of range (chrF with neither a character nor a word n-gram order: sacreBLEU's sum_of_lists indexes an empty statistics list)",

@@ -5,8 +5,9 @@
 //! triple `[hyp_count, ref_count, match]` of the **best** reference; corpus statistics are their
 //! integer sum, and every score is `f(stats)` computed as `CHRF._compute_f_score` does.
 //!
-//! Lines are `rstrip`ped first, like every line the sacreBLEU CLI reads (the Python API does not
-//! strip; the difference only shows with `--chrf-whitespace` and trailing white space).
+//! Lines of files (TSV, `-r`) are `rstrip`ped first, like every line the sacreBLEU CLI reads;
+//! JSONL strings are scored as given, as the Python API scores its strings (the difference only
+//! shows with `--chrf-whitespace` and trailing white space).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -40,9 +41,10 @@ const SORTED_CHARS_BYTES: usize = 1 << 16;
 #[derive(clap::Args, Clone, Debug)]
 #[command(next_help_heading = "chrF options")]
 pub struct ChrfArgs {
-    /// chrF: character n-gram order (sacreBLEU --chrf-char-order).
+    /// chrF: character n-gram order (sacreBLEU --chrf-char-order); 0 with a word order scores
+    /// word n-grams only.
     #[arg(long, value_name = "N", default_value_t = 6,
-          value_parser = clap::value_parser!(u32).range(1..=64))]
+          value_parser = clap::value_parser!(u32).range(0..=64))]
     pub chrf_char_order: u32,
 
     /// chrF: word n-gram order; 2 gives chrF++ (sacreBLEU --chrf-word-order).
@@ -96,9 +98,9 @@ impl Default for ChrfConfig {
 #[derive(Debug)]
 pub struct Chrf {
     config: ChrfConfig,
-    /// `rstrip` every line first (the main command: what the sacreBLEU CLI does to every line
-    /// it reads). `bleu-stream sacrebleu` reads its lines exactly as `sacrebleu.py` does and
-    /// turns this off ([`Chrf::lines_as_given`]).
+    /// `rstrip` every line of a file first (the main command: what the sacreBLEU CLI does to
+    /// every line it reads; JSONL strings never are). `bleu-stream sacrebleu` reads its lines
+    /// exactly as `sacrebleu.py` does and turns this off ([`Chrf::lines_as_given`]).
     rstrip: bool,
 }
 
@@ -181,9 +183,9 @@ impl Chrf {
         )
     }
 
-    /// The line as sacreBLEU scores it: lowercased if asked (into `text`), `rstrip`ped (unless
-    /// [`lines_as_given`](Chrf::lines_as_given)).
-    fn prepare<'a>(&self, line: &'a str, text: &'a mut String) -> &'a str {
+    /// The line as sacreBLEU scores it: lowercased if asked (into `text`), `rstrip`ped if
+    /// `rstrip`.
+    fn prepare<'a>(&self, line: &'a str, rstrip: bool, text: &'a mut String) -> &'a str {
         let line = if self.config.lowercase {
             text.clear();
             py_lower_into(line, text);
@@ -191,7 +193,7 @@ impl Chrf {
         } else {
             line
         };
-        if self.rstrip {
+        if rstrip {
             py_rstrip(line)
         } else {
             line
@@ -236,6 +238,17 @@ impl Chrf {
     /// allocation); word n-grams by [`word_orders::word_triples`], or by [`WordNgrams`] on
     /// huge segments; character n-grams whose keys would not fit 128 bits by the index.
     pub fn stats(&self, hyp: &str, refs: &[&str], ws: &mut ChrfWorkspace) -> ChrfStats {
+        self.stats_stripped(hyp, refs, self.rstrip, ws)
+    }
+
+    /// [`stats`](Chrf::stats), with the lines `rstrip`ped or not.
+    fn stats_stripped(
+        &self,
+        hyp: &str,
+        refs: &[&str],
+        rstrip: bool,
+        ws: &mut ChrfWorkspace,
+    ) -> ChrfStats {
         let ChrfWorkspace {
             hyp_text,
             ref_text,
@@ -259,7 +272,7 @@ impl Chrf {
             clip,
         } = ws;
         let spaces = self.spaces();
-        let hyp = self.prepare(hyp, hyp_text);
+        let hyp = self.prepare(hyp, rstrip, hyp_text);
         chars.set_hyp(hyp, spaces);
         let longest_ref = refs.iter().map(|r| r.len()).max().unwrap_or(0);
         let packed = self.config.word_order > 0 && hyp.len() + longest_ref > PACKED_WORDS_BYTES;
@@ -275,7 +288,7 @@ impl Chrf {
         let mut best_f = -1.0;
         let mut best_ref = 0;
         for (j, r) in refs.iter().enumerate() {
-            let r = self.prepare(r, ref_text);
+            let r = self.prepare(r, rstrip, ref_text);
             candidate.clear();
             let mut orders = |hyp: &Tokens, rf: &Tokens, n: usize, out: &mut Vec<u64>| {
                 index.clear();
@@ -493,6 +506,15 @@ impl Registered for Chrf {
     type Args = ChrfArgs;
 
     fn config_from_args(common: &CommonArgs, args: ChrfArgs) -> Result<ChrfConfig, String> {
+        // sacreBLEU scores no order at all as 0.0 for one segment and raises IndexError for
+        // more (its `sum_of_lists` of empty lists): nothing a score could mean.
+        if args.chrf_char_order == 0 && args.chrf_word_order == 0 {
+            return Err(
+                "--chrf-char-order 0 needs a word order (--chrf-word-order 1 or more): \
+                        chrF of no n-grams is not a score"
+                    .to_owned(),
+            );
+        }
         Ok(ChrfConfig {
             char_order: args.chrf_char_order as usize,
             word_order: args.chrf_word_order as usize,
@@ -504,7 +526,11 @@ impl Registered for Chrf {
     }
 
     fn new(config: ChrfConfig) -> Result<Chrf, String> {
-        if !(1..=64).contains(&config.char_order) || config.word_order > 64 || config.beta > 1000 {
+        if config.char_order > 64
+            || config.word_order > 64
+            || config.char_order + config.word_order == 0
+            || config.beta > 1000
+        {
             return Err("chrf: orders or beta out of range".to_owned());
         }
         Ok(Chrf::new(config))
@@ -527,7 +553,10 @@ impl Metric for Chrf {
     }
 
     fn segment_stats(&self, segment: &Segment<'_>, ws: &mut ChrfWorkspace) -> ChrfStats {
-        segment.with_refs(|hyp, refs| self.stats(hyp, refs, ws))
+        // JSONL strings are scored as given, as the Python API scores them; lines of files
+        // as the CLI does.
+        let rstrip = self.rstrip && !segment.exact;
+        segment.with_refs(|hyp, refs| self.stats_stripped(hyp, refs, rstrip, ws))
     }
 
     fn sentence_scores(&self, stats: &ChrfStats, out: &mut Vec<f64>) -> Result<(), String> {
@@ -651,140 +680,4 @@ impl Metric for Chrf {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sentence(hyp: &str, refs: &[&str], config: ChrfConfig) -> (f64, ChrfStats) {
-        let chrf = Chrf::new(config);
-        let stats = chrf.stats(hyp, refs, &mut ChrfWorkspace::default());
-        (chrf.f_score(&stats.counts), stats)
-    }
-
-    #[test]
-    fn identical_strings_score_100_and_empty_ones_0() {
-        let (score, stats) = sentence("a cat", &["a cat"], ChrfConfig::default());
-        assert_eq!(score, 100.0);
-        // "acat": 4 unigrams, 3 bigrams, 2 trigrams, 1 fourgram, none longer.
-        assert_eq!(stats.counts[..12], [4, 4, 4, 3, 3, 3, 2, 2, 2, 1, 1, 1]);
-        assert_eq!(stats.counts[12..], [0, 0, 0, 0, 0, 0]);
-        let (score, _) = sentence("", &[""], ChrfConfig::default());
-        assert_eq!(score, 0.0);
-        let eps = ChrfConfig {
-            eps_smoothing: true,
-            ..ChrfConfig::default()
-        };
-        assert_eq!(sentence("", &[""], eps).0, 1.0000000000000002e-14);
-    }
-
-    #[test]
-    fn first_strictly_best_reference_wins() {
-        let (_, stats) = sentence("xyz", &["abc", "def"], ChrfConfig::default());
-        assert_eq!(stats.best_ref, 0);
-        let (_, stats) = sentence("abc", &["xyz", "abc", "abc"], ChrfConfig::default());
-        assert_eq!(stats.best_ref, 1);
-    }
-
-    #[test]
-    fn names_and_signatures() {
-        let plus = Chrf::new(ChrfConfig {
-            word_order: 2,
-            ..ChrfConfig::default()
-        });
-        assert_eq!(plus.name(), "chrF2++");
-        assert_eq!(
-            plus.signature("1"),
-            "nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.6.0"
-        );
-    }
-
-    /// `[hyp_count, ref_count, matches]` of orders `1..=max_order` by counting every n-gram in a
-    /// map (both sides longer than `max_order`).
-    fn naive_triples<T: Clone + Eq + std::hash::Hash>(
-        h: &[T],
-        r: &[T],
-        max_order: usize,
-    ) -> Vec<u64> {
-        let mut out = Vec::new();
-        for n in 1..=max_order {
-            let count = |s: &[T]| {
-                let mut m = std::collections::HashMap::<Vec<T>, u64>::new();
-                for w in s.windows(n) {
-                    *m.entry(w.to_vec()).or_default() += 1;
-                }
-                m
-            };
-            let (hc, rc) = (count(h), count(r));
-            let matched: u64 = hc
-                .iter()
-                .map(|(g, c)| (*c).min(rc.get(g).copied().unwrap_or(0)))
-                .sum();
-            out.extend([(h.len() + 1 - n) as u64, (r.len() + 1 - n) as u64, matched]);
-        }
-        out
-    }
-
-    /// Character orders too long for 128-bit keys on a segment over [`SORTED_CHARS_BYTES`] are
-    /// counted by sorting (the index took about 100 × the line): the triples equal naive
-    /// counting of the n-grams as strings, white space removed as sacreBLEU does.
-    #[test]
-    fn long_orders_on_a_huge_segment_count_exactly() {
-        let mut x: u32 = 7;
-        let mut text = |len: usize| -> String {
-            (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 17;
-                    x ^= x << 5;
-                    // 40 letters (6-bit ids: 30 orders need 180 bits) and some spaces.
-                    char::from_u32(if x.is_multiple_of(9) {
-                        32
-                    } else {
-                        0x3b1 + x % 40
-                    })
-                    .unwrap()
-                })
-                .collect()
-        };
-        let hyp = text(40_000);
-        let mut reference: String = hyp.chars().skip(5).collect();
-        reference.push_str(&text(3_000));
-        assert!(hyp.len() + reference.len() > SORTED_CHARS_BYTES);
-        let config = ChrfConfig {
-            char_order: 30,
-            ..ChrfConfig::default()
-        };
-        let (_, stats) = sentence(&hyp, &[&reference], config);
-        let chars = |s: &str| -> Vec<char> { s.chars().filter(|c| *c != ' ').collect() };
-        let (h, r) = (chars(&hyp), chars(&reference));
-        assert_eq!(stats.counts, naive_triples(&h, &r, 30));
-    }
-
-    /// The same for chrF++ word orders too long for [`WordNgrams`]' 128-bit keys (here 40
-    /// words, 6-bit ids, order 25): the word triples equal naive counting.
-    #[test]
-    fn long_word_orders_on_a_huge_segment_count_exactly() {
-        let mut x: u32 = 11;
-        let mut words = |len: usize| -> Vec<String> {
-            (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 17;
-                    x ^= x << 5;
-                    format!("w{}", x % 40)
-                })
-                .collect()
-        };
-        let h = words(12_000);
-        let mut r: Vec<String> = h[3..].to_vec();
-        r.extend(words(2_000));
-        let (hyp, reference) = (h.join(" "), r.join(" "));
-        assert!(hyp.len() + reference.len() > PACKED_WORDS_BYTES);
-        let config = ChrfConfig {
-            word_order: 25,
-            ..ChrfConfig::default()
-        };
-        let (_, stats) = sentence(&hyp, &[&reference], config);
-        // The character orders (6 by default) come first.
-        assert_eq!(stats.counts[3 * 6..], naive_triples(&h, &r, 25)[..]);
-    }
-}
+mod tests;

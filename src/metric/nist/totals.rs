@@ -242,6 +242,7 @@ impl NistTotals {
                 &format!("NIST order-{} hypothesis n-grams above order {n}'s", n + 1),
             )?;
         }
+        saved::orders_fit(&hyp_ngrams, segments, "NIST hypothesis n-grams")?;
         if freq.contains(&0) {
             return Err(bad(
                 "an n-gram of the table with frequency 0 (no reference has it)",
@@ -291,11 +292,16 @@ impl NistTotals {
         if ids.iter().collect::<FxHashSet<_>>().len() != ids.len() {
             return Err(bad("an n-gram listed twice"));
         }
-        saved::at_most(
-            unigrams,
-            words,
-            "NIST unigram frequencies above the reference words",
-        )?;
+        // Every reference word is a unigram of the table: one run counts both from the same
+        // tokens (only a segment past 2^32 distinct n-grams, a table of over 100 GiB, is left
+        // out of the table and not of the words). A larger `words` lowers every information
+        // weight's unigram term: a plausible wrong score, not an error, without this check.
+        if unigrams != words {
+            return Err(format!(
+                "inconsistent statistics: NIST unigram frequencies sum to {unigrams}, the \
+                 reference words to {words}"
+            ));
+        }
         let mut matches = Vec::with_capacity(matched.len() / 2);
         let mut per_order = vec![0u64; max_order];
         for pair in matched.chunks_exact(2) {

@@ -121,6 +121,9 @@ CASES = [
     ("paired", ["audit/sm_ref.txt", "-i", "audit/sm_h0.txt", "audit/sm_h1.txt", "--paired-ar", "-s", "add-k", "-sv", "-0.25"], None, {}),
     # A JSON number on an exact 17-digit tie (ci 10.5555572509765625): repr rounds to even.
     ("paired", ["audit/tie_ref.txt", "-i", "audit/tie_base.txt", "audit/tie_sys.txt", "--paired-bs", "--paired-bs-n", "100", "-m", "ter", "-f", "json"], None, {}),
+    # chrF without any order on one segment: sacreBLEU's sum_of_lists returns the one list as it
+    # is (score 0.0), where two or more segments raise IndexError (the case above).
+    ("sentence", ["audit/one_ref.txt", "-i", "audit/one_hyp.txt", "-m", "chrf", "-cc", "0", "-cw", "0"], None, {}),
 ]
 
 
