@@ -40,10 +40,54 @@ fn build_from_args<M: Registered>(common: &CommonArgs, matches: &ArgMatches) -> 
     Ok(Box::new(M::new(M::config_from_args(common, args)?)?))
 }
 
+/// Settings read back from a stats document must be exactly what the metric writes: serde
+/// passes over keys a struct does not name, so `{"tokenizer": "13a", "lowercase ": true}`
+/// (a misspelt key) would merge as settings it does not hold. The built metric's own
+/// settings are compared with the document's.
 fn build_from_config<M: Registered>(config: &Value) -> Built {
-    let config =
+    let settings =
         M::Config::deserialize(config).map_err(|e| format!("{} settings: {e}", M::NAME))?;
-    Ok(Box::new(M::new(config)?))
+    let metric: Box<dyn DynMetric> = Box::new(M::new(settings)?);
+    let own = metric.config_json();
+    if own != *config {
+        return Err(format!(
+            "{} settings are not what bleu-stream writes: {}",
+            M::NAME,
+            first_difference(config, &own)
+        ));
+    }
+    Ok(metric)
+}
+
+/// The first key (in document order) where `theirs` differs from `ours`, said briefly.
+fn first_difference(theirs: &Value, ours: &Value) -> String {
+    let brief = |v: &Value| {
+        let text = v.to_string();
+        match text.char_indices().nth(60) {
+            Some((cut, _)) => format!("{}…", &text[..cut]),
+            None => text,
+        }
+    };
+    if let (Some(t), Some(o)) = (theirs.as_object(), ours.as_object()) {
+        for (key, value) in t {
+            match o.get(key) {
+                None => return format!("unknown key {}", brief(&Value::from(key.as_str()))),
+                Some(own) if own != value => {
+                    return format!(
+                        "{} is {}, written as {}",
+                        brief(&Value::from(key.as_str())),
+                        brief(value),
+                        brief(own)
+                    )
+                }
+                _ => {}
+            }
+        }
+        if let Some(key) = o.keys().find(|k| !t.contains_key(*k)) {
+            return format!("no {}", brief(&Value::from(key.as_str())));
+        }
+    }
+    format!("{}, written as {}", brief(theirs), brief(ours))
 }
 
 /// Every metric, in the order `--help` lists them.

@@ -603,6 +603,29 @@ fn groups_must_add_up_to_their_document() {
     }
 }
 
+/// Regression (documents audit): serde passes over keys a settings struct does not name, so a
+/// misspelt or unknown settings key merged as long as every document had it. Settings must be
+/// what the metric writes.
+#[test]
+fn settings_with_unknown_keys_are_refused() {
+    let doc = emit(&["-m", "bleu,nist"]);
+    let mut extra = doc.clone();
+    extra["metrics"][0]["config"]["lowercase "] = json!(true);
+    let mut nested = doc.clone();
+    nested["metrics"][1]["config"]["tokenize"]["mteval"]["strict"] = json!(false);
+    let two = |d: &Value| doc_text(d) + &doc_text(d);
+    refused(
+        &two(&extra),
+        "document 1",
+        &["bleu settings are not what bleu-stream writes: unknown key \"lowercase \""],
+    );
+    refused(
+        &two(&nested),
+        "document 1",
+        &["nist settings are not what bleu-stream writes: \"tokenize\" is {\"mteval\""],
+    );
+}
+
 #[test]
 fn a_document_over_the_size_limit_is_refused() {
     let doc = doc_text(&emit(&["-m", "nist"]));
