@@ -162,6 +162,7 @@ pub trait Registered: Metric<Config: serde::de::DeserializeOwned> + Sized {
 /// Reading saved totals (`merge`): small helpers that turn a malformed document into a message.
 pub mod saved {
     use serde::de::DeserializeOwned;
+    use serde::Deserialize;
     use serde_json::Value;
 
     /// Field `key` of the saved object, deserialized.
@@ -231,7 +232,7 @@ pub mod saved {
     pub fn nrefs_fit(stats: &Value, segments: u64, framing: &Value) -> Result<(), String> {
         let nrefs = match stats.get("nrefs") {
             None | Some(Value::Null) => None,
-            Some(v) => match serde_json::from_value::<(u64, u64)>(v.clone()) {
+            Some(v) => match <(u64, u64)>::deserialize(v) {
                 Ok(range) => Some(range),
                 Err(_) => return Err(format!("\"nrefs\" is {v}, not a range [fewest, most]")),
             },

@@ -683,15 +683,9 @@ fn an_unfinished_document_is_refused_at_the_limit_without_being_parsed() {
         }
         std::thread::sleep(std::time::Duration::from_secs(30));
     });
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(2), "{err}");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains("<stdin>: document 1: longer than 67108864 bytes"),
         "{err}"
