@@ -8,12 +8,11 @@
 use std::any::Any;
 
 use rustc_hash::{FxHashMap, FxHashSet};
-
-use crate::input::group::MAX_KEY_BYTES;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::confidence::{self, Resampler, SavedResampling};
+use crate::input::group::MAX_KEY_BYTES;
 use crate::metric::{saved, DynMetric};
 use crate::output::GroupReport;
 
@@ -211,8 +210,7 @@ impl Groups {
                 let stats = p
                     .get("stats")
                     .ok_or_else(|| format!("group {key_text}: {} statistics missing", m.key()))?;
-                saved::same_segments(m.as_ref(), stats, segments)
-                    .and_then(|()| saved::nrefs_fit(stats, segments, framing))
+                saved::fits_document(m.as_ref(), stats, segments, framing)
                     .map_err(|e| format!("group {key_text}: {e}"))?;
                 m.merge_saved(t.as_mut(), stats)
                     .map_err(|e| format!("group {key_text}: {e}"))?;

@@ -409,9 +409,7 @@ impl Merged {
             let stats = part
                 .get("stats")
                 .ok_or_else(|| format!("{} statistics missing", m.key()))?;
-            saved::same_segments(m.as_ref(), stats, h.segments)?;
-            saved::nrefs_fit(stats, h.segments, framing)
-                .map_err(|e| format!("{}: {e}", m.key()))?;
+            saved::fits_document(m.as_ref(), stats, h.segments, framing)?;
             m.merge_saved(t.as_mut(), stats)?;
         }
         self.segments = saved::add_count(self.segments, h.segments, "segments")?;

@@ -192,21 +192,26 @@ pub mod saved {
         }
     }
 
-    /// Checks that a metric's statistics agree with the segment count of the document (or
-    /// group) they belong to, as one run's always do:
+    /// Checks that a metric's statistics agree with the segment count and framing of the
+    /// document (or group) they belong to, as one run's always do:
     ///
     /// * statistics that count their own segments (TER, NIST, NLTK BLEU save a `"segments"`
     ///   field) count as many: one run adds every scored segment to every metric;
     /// * a count of no segments comes with the statistics of none (`metric`'s empty totals):
     ///   BLEU, chrF and the others keep no count of their own, and their sums over no segment
-    ///   are all zero.
+    ///   are all zero;
+    /// * the reference counts fit the segments and the framing (`nrefs_fit`), and the
+    ///   metric's own counts fit the segments ([`Metric::check_saved_segments`]).
     ///
     /// A difference is a forged or corrupt document, whose report would show counts that do
     /// not belong together (a score "over 0 segments").
-    pub fn same_segments(
+    ///
+    /// [`Metric::check_saved_segments`]: super::Metric::check_saved_segments
+    pub fn fits_document(
         metric: &dyn super::dynamic::DynMetric,
         stats: &Value,
         segments: u64,
+        framing: &Value,
     ) -> Result<(), String> {
         let key = metric.key();
         match stats.get("segments") {
@@ -220,7 +225,9 @@ pub mod saved {
                      document counts none"
                 ))
             }
-            _ => metric.check_saved_segments(stats, segments),
+            _ => nrefs_fit(stats, segments, framing)
+                .map_err(|e| format!("{key}: {e}"))
+                .and_then(|()| metric.check_saved_segments(stats, segments)),
         }
     }
 
@@ -229,7 +236,7 @@ pub mod saved {
     /// segment; otherwise at least one reference, at most what the framing allows, and exactly
     /// its number for TSV (an empty field is an empty reference; only JSONL has missing ones,
     /// `null`). A difference would put a forged `nrefs:` into the report's signature.
-    pub fn nrefs_fit(stats: &Value, segments: u64, framing: &Value) -> Result<(), String> {
+    fn nrefs_fit(stats: &Value, segments: u64, framing: &Value) -> Result<(), String> {
         let nrefs = match stats.get("nrefs") {
             None | Some(Value::Null) => None,
             Some(v) => match <(u64, u64)>::deserialize(v) {
