@@ -243,6 +243,36 @@ fn score_only_corpus_only_width() {
     assert_eq!(recs.len(), 1);
     assert_eq!(recs[0]["segments"], 3);
     assert_eq!(recs[0]["bleu"]["counts"], json!([12, 7, 5, 4]));
+    // Regression: several NLTK `--weights` sets printed only the first set's score with `-b`
+    // (and in the group table), silently; now one per set, as the rows and the report give.
+    let weights = [
+        "-m",
+        "nltk-bleu,bleu",
+        "--weights",
+        "1",
+        "--weights",
+        "0.5,0.5",
+    ];
+    let out = run(&[&weights[..], &["-b"]].concat(), "a b c\ta b d\n");
+    assert_eq!(out.stdout_str(), "0.67\t0.58\n0.00\n", "{}", out.describe());
+    let out = run(
+        &[&weights[..], &["-b", "-f", "jsonl"]].concat(),
+        "a b c\ta b d\n",
+    );
+    assert_eq!(
+        out.stdout_str(),
+        "{\"nltk-bleu\":[0.6666666666666666,0.5773502691896257],\"bleu\":0.0}\n"
+    );
+    let grouped = [
+        &weights[..],
+        &["--group-by", "col:1", "--refs", "1", "--corpus-only"],
+    ];
+    let out = run(&grouped.concat(), "g\ta b c\ta b d\n");
+    assert!(
+        out.stdout_str().contains("NLTK-BLEU  0.67/0.58"),
+        "{}",
+        out.describe()
+    );
     // Bad combinations are usage errors with the tool's prefix.
     let out = run(&["-b", "--corpus-only"], TSV);
     assert_eq!(out.code, Some(2));

@@ -143,6 +143,17 @@ fn score_only_without_a_score_fails() {
         "{}",
         out.describe()
     );
+    // A reference tool that dies says why (regression: "undefined (NaN)").
+    let out = run(&["-b", "-m", "mteval-bleu"], "\ta b\n");
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(
+        out.stderr_str().contains(
+            "error: the mteval-BLEU score is undefined: mteval-v13a.pl dies here: Can't take log \
+             of 0 (all hypotheses empty)"
+        ),
+        "{}",
+        out.describe()
+    );
     // A defined score still prints, and `-f jsonl -b` prints JSON.
     let out = run(&["-b", "-f", "jsonl", "-m", "bleu,chrf"], "a b\ta b\n");
     out.assert_success();
@@ -289,10 +300,26 @@ fn nist_error_for_empty_references_is_not_mistaken_for_a_line() {
     assert!(
         text.contains(
             "Illegal division by zero (scored segment 2 has only empty references; bad lines \
-             are not counted, the row's warning names the line)"
+             are not counted, a warning names its line)"
         ),
         "{}",
         out.describe()
+    );
+    // Regression: the warning came only with a row, which `--corpus-only` and `-b` do not
+    // write; the report pointed to a warning that was never printed.
+    let warning = "line 102: nist: every reference is empty: mteval-v13a.pl dies on such a \
+                   segment (Illegal division by zero), so the corpus NIST is an error";
+    assert!(out.stderr_str().contains(warning), "{}", out.describe());
+    let score = run(&["-m", "nist", "--first-line", "100", "-b"], input);
+    assert_eq!(score.code, Some(1), "{}", score.describe());
+    assert!(score.stderr_str().contains(warning), "{}", score.describe());
+    // Regression: `-b` said "undefined (NaN)" where the report says why mteval gives no score.
+    assert!(
+        score.stderr_str().contains(
+            "error: the NIST score is undefined: mteval-v13a.pl dies: Illegal division by zero"
+        ),
+        "{}",
+        score.describe()
     );
     let rows = run(&["-m", "nist", "--first-line", "100"], input);
     assert!(
@@ -340,4 +367,36 @@ fn options_of_unselected_metrics_are_warned_about() {
     );
     out.assert_success();
     assert!(!out.stderr_str().contains("warning"), "{}", out.describe());
+}
+
+/// MATLAB's `bleuEvaluationScore` takes a non-empty row vector of non-negative weights and no
+/// smoothing: what it refuses is a usage error here, saying which rule (regression: the empty
+/// set `()` was told its weights were negative or all zero).
+#[test]
+fn weights_matlab_refuses_are_usage_errors() {
+    for (extra, message) in [
+        (&["--weights", "()"][..], "needs at least one weight"),
+        (
+            &["--weights", "-1,2"],
+            "needs non-negative weights that are not all zero",
+        ),
+        (
+            &["--weights", "0,0"],
+            "needs non-negative weights that are not all zero",
+        ),
+        (
+            &["--nltk-smoothing", "1"],
+            "has no smoothing and no re-weighting",
+        ),
+    ] {
+        let args = [&["-m", "nltk-bleu", "--compat", "matlab"][..], extra].concat();
+        let out = run(&args, "a\ta\n");
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.describe());
+        assert!(
+            out.stderr_str()
+                .contains(&format!("error: --compat matlab {message}")),
+            "{args:?}: {}",
+            out.describe()
+        );
+    }
 }

@@ -21,6 +21,11 @@ Sources of each table:
 * ``REGEX_P/S/N``        -- ``regex_P``/``regex_S``/``regex_N`` from the JSON (``regex``
                             2026.11.15, Unicode 17.0; the locally installed ``regex`` may be a
                             different version, so it is deliberately *not* consulted).
+* ``NEW_SINCE_14_P/S/N``  -- the code points of ``REGEX_P/S/N`` that the running CPython's
+                            UCD 14.0 leaves unassigned (``Cn``): Perl 5.36 (mteval-v13a.pl's
+                            interpreter, also UCD 14.0) has them outside ``\p{P}``, ``\p{S}``,
+                            ``\p{N}``. Generation stops if UCD 14.0 puts any other code point in
+                            a class differently from ``regex``.
 * ``PY_LOWER``           -- ``chr(c).lower()`` for every scalar value (one-to-one mappings).
 * ``PY_LOWER_MULTI``     -- the one-to-many lowercase mappings (only U+0130 in UCD 14.0).
 * ``PY_CASE_IGNORABLE``,
@@ -202,6 +207,17 @@ def generate(json_path: Path) -> str:
     for cp in range(256):
         latin1[cp] = (FLAG_P if cp in sp else 0) | (FLAG_S if cp in ss else 0) | (FLAG_N if cp in sn else 0)
 
+    # Perl 5.36 (UCD 14.0) classes = the regex (17.0) classes minus what 14.0 had not assigned.
+    new_since_14 = {}
+    for name, cat, regex_set in (("P", "P", sp), ("S", "S", ss), ("N", "N", sn)):
+        ucd14 = {cp for cp in scalar_values() if unicodedata.category(chr(cp))[0] == cat}
+        if not ucd14 <= regex_set:
+            raise SystemExit(f"UCD 14.0 has {name} code points regex does not: {sorted(ucd14 - regex_set)[:10]}")
+        newer = regex_set - ucd14
+        if any(unicodedata.category(chr(cp)) != "Cn" or cp < 0x100 for cp in newer):
+            raise SystemExit(f"regex {name} re-categorises a code point UCD 14.0 assigns")
+        new_since_14[name] = to_ranges(newer)
+
     single, multi = lower_tables()
     ignorable, cased = sigma_classes()
     assert 0x03A3 in cased and 0x03A3 not in ignorable
@@ -246,6 +262,19 @@ def generate(json_path: Path) -> str:
         "",
         rs_ranges("REGEX_N", "`regex` 2026.11.15 `\\p{N}` (Unicode 17.0).", cat_n),
         "",
+        *[
+            part
+            for name, cls in (("P", "punctuation"), ("S", "symbol"), ("N", "number"))
+            for part in (
+                rs_ranges(
+                    f"NEW_SINCE_14_{name}",
+                    f"The code points of [`REGEX_{name}`] that UCD 14.0 (CPython 3.11, Perl 5.36) has not\n"
+                    f"assigned: outside Perl 5.36's `\\p{{{name}}}` ({cls}). All above U+00FF.",
+                    new_since_14[name],
+                ),
+                "",
+            )
+        ],
         f"/// Flag bits of [`LATIN1_PSN`].\npub(super) const FLAG_P: u8 = {FLAG_P};",
         f"/// Flag bits of [`LATIN1_PSN`].\npub(super) const FLAG_S: u8 = {FLAG_S};",
         f"/// Flag bits of [`LATIN1_PSN`].\npub(super) const FLAG_N: u8 = {FLAG_N};",

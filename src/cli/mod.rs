@@ -113,7 +113,8 @@ pub struct Args {
           value_parser = clap::value_parser!(u32).range(0..=17))]
     pub width: u32,
 
-    /// Print only the final corpus score of each metric, one per line, on stdout.
+    /// Print only the final corpus score of each metric, one per line, on stdout (nltk-bleu
+    /// with several --weights sets: one score per set, TAB-separated).
     #[arg(short = 'b', long, conflicts_with = "corpus_only")]
     pub score_only: bool,
 

@@ -28,6 +28,8 @@ pub trait DynMetric: Send + Sync {
         ws: &mut (dyn Any + Send),
         batch: &mut (dyn Any + Send),
     ) -> usize;
+    /// See [`Metric::segment_warning`], for entry `index` of `batch`.
+    fn segment_warning(&self, batch: &(dyn Any + Send), index: usize) -> Option<String>;
     /// See [`Metric::sentence_scores`], for entry `index` of `batch`.
     fn sentence_scores(
         &self,
@@ -111,6 +113,10 @@ impl<M: Metric> DynMetric for M {
         let batch = batch.downcast_mut::<Vec<M::Stats>>().expect(TYPE_MISMATCH);
         batch.push(self.segment_stats(segment, ws));
         batch.len() - 1
+    }
+
+    fn segment_warning(&self, batch: &(dyn Any + Send), index: usize) -> Option<String> {
+        Metric::segment_warning(self, stats::<M>(batch, index))
     }
 
     fn sentence_scores(

@@ -82,6 +82,12 @@ pub trait Metric: Send + Sync + 'static {
     fn max_batch_segments(&self) -> usize {
         crate::input::reader::MAX_RECORDS
     }
+    /// A warning about one segment that its row may not carry (`-b`, `--corpus-only` write
+    /// none): the segment makes the corpus report an error, and the report cannot name the input
+    /// line (it counts scored segments). The worker prints it with the line number.
+    fn segment_warning(&self, _stats: &Self::Stats) -> Option<String> {
+        None
+    }
     /// Empty totals.
     fn new_totals(&self) -> Self::Totals;
     /// Adds one segment's statistics to the totals.

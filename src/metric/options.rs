@@ -48,7 +48,8 @@ pub struct CommonArgs {
     pub spm_model: Option<PathBuf>,
 
     /// nist, mteval-bleu: mteval-v13a's international tokenization
-    /// (--international-tokenization) instead of the normal one.
+    /// (--international-tokenization) instead of the normal one, with Perl 5.36's Unicode 14.0
+    /// classes (a character assigned since stays inside its word).
     #[arg(long, help_heading = "mteval options (nist, mteval-bleu)")]
     pub mteval_international: bool,
 

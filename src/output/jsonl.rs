@@ -94,7 +94,15 @@ pub fn scores_record(report: &CorpusReport, out: &mut Vec<u8>) {
     let obj: Map<String, Value> = report
         .metrics
         .iter()
-        .map(|m| (m.key.to_owned(), Value::from(m.value)))
+        .map(|m| {
+            // Several `--weights` sets: the array of the report's `score`, as the text form
+            // prints them all.
+            let value = match m.fields.get("score") {
+                Some(scores @ Value::Array(_)) => scores.clone(),
+                _ => Value::from(m.value),
+            };
+            (m.key.to_owned(), value)
+        })
         .collect();
     serde_json::to_writer(&mut *out, &obj).expect("writing to a Vec cannot fail");
     out.push(b'\n');

@@ -110,13 +110,18 @@ impl CorpusReport {
                 n => format!("no line could be scored: all {n} lines were bad (see the warnings)"),
             }
         } else {
-            let undefined: Vec<&str> = self
+            // A metric whose reference tool dies or raises says why (its report's `error`);
+            // only a score that is NaN by definition (MATLAB's all-empty corpus) says NaN.
+            let undefined: Vec<String> = self
                 .metrics
                 .iter()
                 .filter(|m| m.value.is_nan())
-                .map(|m| m.name.as_str())
+                .map(|m| match m.fields.get("error").and_then(|e| e.as_str()) {
+                    Some(error) => format!("the {} score is undefined: {error}", m.name),
+                    None => format!("the {} score is undefined (NaN)", m.name),
+                })
                 .collect();
-            format!("the {} score is undefined (NaN)", undefined.join(" and "))
+            undefined.join("; ")
         }
     }
 }
@@ -159,7 +164,8 @@ impl RowWriter {
     /// Computes `segment`'s statistics with every metric — each appends them to its `stats`
     /// batch — and appends the row (if rows are written) to `out`. A metric whose reference tool
     /// has no sentence score here adds `"<metric>: <message>"` to `notes`; its field stays empty
-    /// (text) or is `{"error": …}` (JSONL).
+    /// (text) or is `{"error": …}` (JSONL). So does a [`segment_warning`](crate::metric::Metric::segment_warning),
+    /// in every output mode.
     #[allow(clippy::too_many_arguments)]
     pub fn segment(
         &self,
@@ -178,6 +184,9 @@ impl RowWriter {
         }
         for (i, ((m, ws), st)) in metrics.iter().zip(workspaces).zip(stats).enumerate() {
             let index = m.push_stats(segment, ws.as_mut(), st.as_mut());
+            if let Some(warning) = m.segment_warning(st.as_ref(), index) {
+                notes.push(format!("{}: {warning}", m.key()));
+            }
             let result = match style {
                 RowStyle::None => Ok(()),
                 RowStyle::Text(width) => {

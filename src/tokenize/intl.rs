@@ -1,19 +1,62 @@
 //! sacreBLEU `intl` (`tokenizer_intl.py`, mteval-v14 `--international-tokenization`),
-//! `SACREBLEU.md` §2.2. Character classes are those of the Python `regex` module 2026.11.15
-//! (Unicode 17.0), taken from generated tables rather than the `regex` crate's older Unicode data.
+//! `SACREBLEU.md` §2.2, and mteval-v13a.pl's `--international-tokenization` (`MTEVAL.md` §3,
+//! the same three substitutions). The passes are one; the character classes are not: sacreBLEU
+//! runs them with the Python `regex` module 2026.11.15 (Unicode 17.0, taken from generated
+//! tables rather than the `regex` crate's older Unicode data), mteval with Perl 5.36's (Unicode
+//! 14.0), where a character assigned since (an emoji of Unicode 15, say) is in no class and
+//! stays inside its word.
 
 use super::regexp::as_str;
 use super::Buffers;
-use crate::unicode::{is_number, is_punct, is_symbol};
+use crate::unicode::{
+    is_number, is_perl_number, is_perl_punct, is_perl_symbol, is_punct, is_symbol,
+};
 
-pub(super) fn tokenize<'s>(line: &str, scratch: &'s mut Buffers) -> &'s str {
+/// The classes `\p{P}`, `\p{S}` and `\p{N}` of one regular-expression engine.
+pub(super) trait Classes {
+    fn punct(c: char) -> bool;
+    fn symbol(c: char) -> bool;
+    fn number(c: char) -> bool;
+}
+
+/// sacreBLEU's: the `regex` module, Unicode 17.0.
+pub(super) enum Regex {}
+
+impl Classes for Regex {
+    fn punct(c: char) -> bool {
+        is_punct(c)
+    }
+    fn symbol(c: char) -> bool {
+        is_symbol(c)
+    }
+    fn number(c: char) -> bool {
+        is_number(c)
+    }
+}
+
+/// mteval-v13a.pl's: Perl 5.36, Unicode 14.0.
+pub(super) enum Perl {}
+
+impl Classes for Perl {
+    fn punct(c: char) -> bool {
+        is_perl_punct(c)
+    }
+    fn symbol(c: char) -> bool {
+        is_perl_symbol(c)
+    }
+    fn number(c: char) -> bool {
+        is_perl_number(c)
+    }
+}
+
+pub(super) fn tokenize<'s, C: Classes>(line: &str, scratch: &'s mut Buffers) -> &'s str {
     let (a, b) = (&mut scratch.a, &mut scratch.b);
     // 1. Punctuation preceded by a non-number: "x . " (both consumed, like re.sub).
     scan2_chars(
         line,
         a,
-        |x| !is_number(x),
-        is_punct,
+        |x| !C::number(x),
+        C::punct,
         |o, x, y| {
             push(o, x);
             o.push(b' ');
@@ -25,8 +68,8 @@ pub(super) fn tokenize<'s>(line: &str, scratch: &'s mut Buffers) -> &'s str {
     scan2_chars(
         as_str(a),
         b,
-        is_punct,
-        |y| !is_number(y),
+        C::punct,
+        |y| !C::number(y),
         |o, x, y| {
             o.push(b' ');
             push(o, x);
@@ -37,7 +80,7 @@ pub(super) fn tokenize<'s>(line: &str, scratch: &'s mut Buffers) -> &'s str {
     // 3. Surround every symbol with spaces.
     a.clear();
     for c in as_str(b).chars() {
-        if is_symbol(c) {
+        if C::symbol(c) {
             a.push(b' ');
             push(a, c);
             a.push(b' ');

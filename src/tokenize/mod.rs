@@ -135,7 +135,9 @@ impl Tokenizer {
             Tokenizer::Char => char_level::tokenize(line, out),
             Tokenizer::T13a => out.extend_split(t13a::tokenize(line, &mut scratch.rest)),
             Tokenizer::Zh => out.extend_split(zh::tokenize(line, &mut scratch.rest)),
-            Tokenizer::Intl => out.extend_split(intl::tokenize(line, &mut scratch.rest)),
+            Tokenizer::Intl => {
+                out.extend_split(intl::tokenize::<intl::Regex>(line, &mut scratch.rest))
+            }
             Tokenizer::JaMecab => scratch
                 .ja
                 .get_or_insert_with(|| models::ja_mecab().worker())

@@ -101,7 +101,7 @@ impl MtevalTokenizer {
                 *lowered = spaced;
                 text = lowered;
             }
-            intl::tokenize(text, passes)
+            intl::tokenize::<intl::Perl>(text, passes)
         } else {
             if !self.case_sensitive && text.bytes().any(|b| b.is_ascii_uppercase()) {
                 lowered.clear();
@@ -236,5 +236,43 @@ mod tests {
         assert_eq!(tok(true, true, "COVID-19"), ["COVID", "-", "19"]);
         assert_eq!(tok(true, false, "ΣΟΣ ΟΔΟΣ"), ["σοσ", "οδοσ"]);
         assert_eq!(tok(true, true, "it&apos;s"), ["it", "'", "s"]);
+    }
+
+    /// Regression: the international passes took the `regex` module's Unicode 17.0 classes, so
+    /// characters Perl 5.36 (Unicode 14.0) has not assigned were split off as symbols or
+    /// punctuation where mteval-v13a.pl keeps them in the word (`a🩵b` scored as `a 🩵 b`).
+    #[test]
+    fn international_classes_are_perls_unicode_14() {
+        // Symbols and punctuation assigned in Unicode 15–17, then one of 14.0 of each.
+        for c in [
+            '\u{1FA75}',
+            '\u{1F6DC}',
+            '\u{2FFC}',
+            '\u{31E4}',
+            '\u{11F43}',
+            '\u{1E5FF}',
+            '\u{1F7D9}',
+            '\u{1FAE8}',
+            '\u{2E60}',
+        ] {
+            let word = format!("a{c}b");
+            assert_eq!(tok(true, true, &word), [word.as_str()], "U+{:X}", c as u32);
+            assert_ne!(
+                crate::tokenize::Tokenizer::Intl.bleu_tokens(&word, false),
+                [word.as_str()],
+                "sacreBLEU's intl (Unicode 17.0) splits U+{:X}",
+                c as u32
+            );
+        }
+        assert_eq!(tok(true, true, "a\u{1F600}b"), ["a", "\u{1F600}", "b"]);
+        assert_eq!(tok(true, true, "a\u{2E52}b"), ["a", "\u{2E52}", "b"]);
+        // U+0DE6 (Sinhala digit zero, 7.0) is a number: no split before the period.
+        assert_eq!(tok(true, true, "\u{DE6}."), ["\u{DE6}."]);
+        // U+10D40 (Garay digit zero, 16.0) is not: the period is split off, as from a letter.
+        assert_eq!(tok(true, true, "\u{10D40}."), ["\u{10D40}", "."]);
+        assert_eq!(
+            crate::tokenize::Tokenizer::Intl.bleu_tokens("\u{10D40}.", false),
+            ["\u{10D40}."]
+        );
     }
 }

@@ -99,6 +99,30 @@ pub fn is_number(c: char) -> bool {
     has_category(c, tables::FLAG_N, tables::REGEX_N)
 }
 
+/// Perl 5.36's `\p{P}` (UCD 14.0): [`is_punct`] without the code points assigned since —
+/// the punctuation class of mteval-v13a.pl's `--international-tokenization` (`MTEVAL.md` §3).
+/// Perl sees a character that Unicode 14.0 had not assigned as `Cn`, in no class.
+#[must_use]
+#[inline]
+pub fn is_perl_punct(c: char) -> bool {
+    is_punct(c) && !in_ranges(tables::NEW_SINCE_14_P, c as u32)
+}
+
+/// Perl 5.36's `\p{S}` (UCD 14.0): [`is_symbol`] without the code points assigned since (the
+/// emoji of Unicode 15–17 among them).
+#[must_use]
+#[inline]
+pub fn is_perl_symbol(c: char) -> bool {
+    is_symbol(c) && !in_ranges(tables::NEW_SINCE_14_S, c as u32)
+}
+
+/// Perl 5.36's `\p{N}` (UCD 14.0): [`is_number`] without the code points assigned since.
+#[must_use]
+#[inline]
+pub fn is_perl_number(c: char) -> bool {
+    is_number(c) && !in_ranges(tables::NEW_SINCE_14_N, c as u32)
+}
+
 /// sacreBLEU 2.6.0 zh tokenizer's `_is_chinese_char`, as it *actually* behaves.
 ///
 /// Its source lists CJK Extension B and the Compatibility Supplement with 5-hex-digit `\u`

@@ -129,7 +129,8 @@ pub struct NistArgs {
     pub nist_compat: NistCompat,
 
     /// nist: highest n-gram order N (mteval-v13a: 5; NLTK's n). 1 to 9 follow mteval's
-    /// cumulative N-gram columns; 0 (with --nist-compat nltk only) makes NLTK raise.
+    /// cumulative N-gram columns (mteval counts up to 9); 0 (with --nist-compat nltk only)
+    /// makes NLTK raise. NLTK's n above 9 is not offered.
     #[arg(long, value_name = "N", default_value_t = 5,
           value_parser = clap::value_parser!(u32).range(0..=9))]
     pub nist_order: u32,
@@ -294,6 +295,18 @@ impl Metric for Nist {
     /// 256 segments are still several milliseconds of work, far above a batch's hand-over cost.
     fn max_batch_segments(&self) -> usize {
         BATCH_SEGMENTS
+    }
+
+    /// mteval dies on a segment whose references are all empty (its segment NIST divides by
+    /// their length); the report says so, and this names the line.
+    fn segment_warning(&self, stats: &NistStats) -> Option<String> {
+        (self.config.compat == NistCompat::Mteval && stats.refs.iter().all(|r| r.is_empty())).then(
+            || {
+                "every reference is empty: mteval-v13a.pl dies on such a segment (Illegal \
+                 division by zero), so the corpus NIST is an error"
+                    .to_owned()
+            },
+        )
     }
 
     fn new_totals(&self) -> NistTotals {

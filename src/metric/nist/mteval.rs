@@ -24,7 +24,7 @@ impl Nist {
         if let Some(s) = t.empty_ref_segment {
             return Err(format!(
                 "mteval-v13a.pl dies: Illegal division by zero (scored segment {s} has only \
-                 empty references; bad lines are not counted, the row's warning names the line)"
+                 empty references; bad lines are not counted, a warning names its line)"
             ));
         }
         if t.words == 0 {

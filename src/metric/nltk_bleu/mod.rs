@@ -204,7 +204,12 @@ impl NltkBleu {
             for w in &config.weights {
                 // MATLAB: "a row vector of finite nonnegative values", normalised to sum one.
                 let sum: f64 = w.iter().sum();
-                if w.is_empty() || w.iter().any(|&x| x < 0.0) || sum <= 0.0 {
+                if w.is_empty() {
+                    return Err("--compat matlab needs at least one weight (a set `()` is \
+                                NLTK's empty tuple, which MATLAB has no form of)"
+                        .to_owned());
+                }
+                if w.iter().any(|&x| x < 0.0) || sum <= 0.0 {
                     return Err(
                         "--compat matlab needs non-negative weights that are not all zero"
                             .to_owned(),

@@ -37,7 +37,8 @@ pub fn render(groups: &[GroupReport], width: usize) -> String {
             rows.push([
                 label.clone(),
                 m.name.clone(),
-                score_only(m, width),
+                // Several `--weights` sets: one cell, the sets as in the report line.
+                score_only(m, width).replace('\t', "/"),
                 g.segments.to_string(),
                 g.bad_lines.to_string(),
             ]);

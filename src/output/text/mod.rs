@@ -54,8 +54,16 @@ pub fn line(score: &Score, width: usize) -> String {
 }
 
 /// What `-b` prints of a score: the number, and with a confidence interval sacreBLEU's
-/// `34.8 (μ = 34.7 ± 3.0)`.
+/// `34.8 (μ = 34.7 ± 3.0)`. NLTK BLEU with several `--weights` sets prints one number per set,
+/// tab-separated as in its rows (its report's `score` is then the array of them).
 pub fn score_only(m: &Score, width: usize) -> String {
+    if let Some(serde_json::Value::Array(scores)) = m.fields.get("score") {
+        let scores: Vec<String> = scores
+            .iter()
+            .map(|v| score(v.as_f64().unwrap_or(f64::NAN), width))
+            .collect();
+        return scores.join("\t");
+    }
     let mut s = score(m.value, width);
     if let Some(c) = m.confidence {
         let _ = write!(s, " (\u{3bc} = {:.width$} \u{b1} {:.width$})", c.mean, c.ci);
