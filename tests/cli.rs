@@ -1374,3 +1374,20 @@ fn lowercase_applies_to_nltk_chrf_and_split_nist() {
         kept.stderr_str()
     );
 }
+
+/// Regression (audit 2026-11-27): NLTK chrF's report said "(1 sentences)".
+#[test]
+fn nltk_chrf_report_counts_sentences_in_english() {
+    let one = run(&["-m", "nltk-chrf", "--corpus-only"], "a b\ta b\n");
+    assert!(
+        one.stdout_str().contains(" (1 sentence)"),
+        "{}",
+        one.describe()
+    );
+    let two = run(&["-m", "nltk-chrf", "--corpus-only"], "a b\ta b\nc\tc\n");
+    assert!(
+        two.stdout_str().contains(" (2 sentences)"),
+        "{}",
+        two.describe()
+    );
+}

@@ -162,6 +162,22 @@ fn compare_prints_a_table_like_sacrebleu() {
     );
 }
 
+/// Regression (audit 2026-11-27): a system file name with a line feed split its row in two.
+#[test]
+fn a_name_with_a_line_feed_keeps_the_table_one_row_per_system() {
+    let dir = TempDir::new("names");
+    let t = toy(20, &[0.3, 0.1], 2);
+    let r = dir.file_str("ref.txt", &lines(&t.refs));
+    let base = dir.file_str("base.txt", &lines(&t.systems[0]));
+    let odd = dir.file_str("sys\nnew\"line", &lines(&t.systems[1]));
+    let out = compare(&["-r", &r, "-i", &base, &odd, "--paired-bs-n", "10"]);
+    out.assert_success();
+    let text = out.stdout_str();
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(rows[3].contains("sys\\u{a}new\"line"), "{text}");
+    assert!(rows[4].starts_with("# BLEU signature"), "{text}");
+}
+
 #[test]
 fn jsonl_carries_full_precision_and_the_scoring_commands_scores() {
     let dir = TempDir::new("jsonl");

@@ -37,7 +37,10 @@ pub fn parse(text: &str) -> Result<Duration, String> {
         parts += 1;
         rest = after.trim_start();
     }
-    let duration = Duration::try_from_secs_f64(seconds).map_err(|e| e.to_string())?;
+    // The digits rule out NaN: the only failure left is a number past `Duration::MAX`, for
+    // which std's message ("value is either too big or NaN") would puzzle.
+    let duration = Duration::try_from_secs_f64(seconds)
+        .map_err(|_| format!("'{}' is too long a duration", text.trim()))?;
     if duration < Duration::from_millis(1) {
         return Err("the interval must be at least 1ms".to_owned());
     }
@@ -63,5 +66,10 @@ mod tests {
         assert!(parse("0s").is_err());
         assert!(parse("1m30").is_err());
         assert!(parse("").is_err());
+        // Regression: std's "value is either too big or NaN" for a number past Duration::MAX.
+        assert_eq!(
+            parse("999999999999999999999h"),
+            Err("'999999999999999999999h' is too long a duration".to_owned())
+        );
     }
 }

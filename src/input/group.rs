@@ -29,6 +29,9 @@ impl GroupBy {
         if let Some(n) = arg.strip_prefix("col:") {
             return match n.parse::<usize>() {
                 Ok(n) if n > 0 => Ok(GroupBy::Column(n)),
+                Err(_) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                    Err(format!("col:{n}: the column number is too large"))
+                }
                 _ => Err(format!(
                     "col:{n}: expected a column number from 1 (col:1 is the first TSV field)"
                 )),
@@ -241,6 +244,12 @@ fn field_key(line: &[u8], name: &str, utf8: Utf8Policy, key: &mut Vec<u8>) -> Re
                 .map_err(|e| format!("\"{name}\": {value}: {}", without_position(&e)))?;
             // An integer past 64 bits would be rounded to a double and share its group with
             // its neighbours (Python keeps it exact, so pandas would not): refused, not merged.
+            if value == "-0" {
+                // The integer zero written with a sign (serde_json keeps it as the double
+                // -0.0): Python's `json` reads int 0, the group of `0`.
+                key.push(b'0');
+                return Ok(());
+            }
             if number.is_f64() && !value.contains(['.', 'e', 'E']) {
                 return Err(format!(
                     "\"{name}\": the integer {value} does not fit in 64 bits: as a group key it \
@@ -332,6 +341,11 @@ mod tests {
         assert_eq!(GroupBy::parse("col:2"), Ok(GroupBy::Column(2)));
         assert!(GroupBy::parse("col:0").is_err());
         assert!(GroupBy::parse("col:x").is_err());
+        // Regression: a column number past usize was told to start from 1.
+        assert_eq!(
+            GroupBy::parse("col:99999999999999999999"),
+            Err("col:99999999999999999999: the column number is too large".to_owned())
+        );
         assert!(GroupBy::parse("").is_err());
     }
 
@@ -404,6 +418,11 @@ mod tests {
         }
         assert_eq!(key(r#"{"sys":1e2}"#), Ok("100.0".into()));
         assert_eq!(key(r#"{"sys":0.5}"#), Ok("0.5".into()));
+        // Regression: `-0` was refused as "does not fit in 64 bits" (serde_json reads it as
+        // the double -0.0). It is the integer 0, as in Python; `-0.0` stays a double.
+        assert_eq!(key(r#"{"sys":-0}"#), Ok("0".into()));
+        assert_eq!(key(r#"{"sys": -0 }"#), Ok("0".into()));
+        assert_eq!(key(r#"{"sys":-0.0}"#), Ok("-0.0".into()));
     }
 
     #[test]

@@ -585,7 +585,11 @@ impl Metric for NltkChrf {
                 (f64::NAN, Some(message))
             }
         };
-        line.push(Piece::Text(format!(" ({} sentences)", totals.sentences)));
+        let plural = if totals.sentences == 1 { "" } else { "s" };
+        line.push(Piece::Text(format!(
+            " ({} sentence{plural})",
+            totals.sentences
+        )));
         let fields = score::fields(&NltkChrfCorpusRecord {
             score: error.is_none().then_some(score),
             error,

@@ -6,7 +6,8 @@
 //! * the temporary file is created with `O_CREAT|O_EXCL` under a random name
 //!   (`tempfile::NamedTempFile`): a symlink or file planted at a guessable name is never opened
 //!   or followed, a name already taken is simply skipped;
-//! * it gets the permission bits of the file it replaces (a 0600 report stays 0600; a new one
+//! * it gets the permission bits (rwx, not set-id or sticky) of the file it replaces (a 0600
+//!   report stays 0600; a new one
 //!   gets 0666 less the umask, as `>` would), and its owner and group as far as the process
 //!   may set them (root: both; others: a group they belong to), so that a collector reading
 //!   the file through its group keeps reading it; it is `fsync`ed, then renamed over PATH, so
@@ -130,7 +131,10 @@ pub fn replace(path: &Path, contents: &[u8]) -> io::Result<()> {
     #[cfg(unix)]
     let mode = {
         use std::os::unix::fs::PermissionsExt;
-        let mode = old.as_ref().map(|m| m.permissions().mode() & 0o7777);
+        // The read/write/execute bits only: a report is data, and carrying a set-user-ID,
+        // set-group-ID or sticky bit over to a file this process wrote would be a gift (a
+        // setuid report rewritten by root stays root's).
+        let mode = old.as_ref().map(|m| m.permissions().mode() & 0o777);
         // Created with at most the final bits (never more readable than the report it
         // replaces), then set to exactly them below (the umask may have taken some away).
         builder.permissions(Permissions::from_mode(mode.unwrap_or(0o666)));
@@ -154,7 +158,7 @@ pub fn replace(path: &Path, contents: &[u8]) -> io::Result<()> {
     #[cfg(unix)]
     if let Some(mode) = mode {
         use std::os::unix::fs::PermissionsExt;
-        // After the owner: changing the owner may clear set-id bits.
+        // After the owner: changing the owner may reset bits.
         tmp.as_file()
             .set_permissions(Permissions::from_mode(mode))?;
     }

@@ -95,7 +95,7 @@ fn mode(path: &Path) -> u32 {
 }
 
 /// The report keeps the permission bits of the file it replaces (0600 stays 0600, 0640 stays
-/// 0640); a new one is not executable and not world-writable.
+/// 0640), not its set-id bits; a new one is not executable and not world-writable.
 #[test]
 fn report_files_keep_their_permission_bits() {
     let dir = tempfile::tempdir().unwrap();
@@ -125,6 +125,20 @@ fn report_files_keep_their_permission_bits() {
         .run()
         .assert_success();
     assert_eq!(mode(&new) & 0o113, 0, "{:o}", mode(&new));
+    // Regression (audit 2026-11-27): set-id and sticky bits were carried over (a 4755 report
+    // stayed 4755 after the rewrite); only the rwx bits are.
+    let setid = dir.path().join("setid.json");
+    fs::write(&setid, "old").unwrap();
+    fs::set_permissions(&setid, fs::Permissions::from_mode(0o6755)).unwrap();
+    if mode(&setid) & 0o6000 != 0 {
+        Cmd::new()
+            .arg("--report-file")
+            .arg(&setid)
+            .stdin(INPUT)
+            .run()
+            .assert_success();
+        assert_eq!(mode(&setid), 0o755, "{:o}", mode(&setid));
+    }
 }
 
 /// A FIFO, a device or a directory at PATH is refused before anything is scored (status 2),

@@ -49,10 +49,12 @@ pub fn write_text(
     }
     table.push(header);
     for (s, name) in scored.names.iter().enumerate() {
+        // A file name with a line feed (or a bidirectional override) must not break the table.
+        let name = crate::diagnostic::escaped(name);
         let mut row = vec![if s == 0 && scored.from_files {
             format!("Baseline: {name}")
         } else {
-            name.clone()
+            name.into_owned()
         }];
         for r in results {
             let c = &r.rows[s];

@@ -83,7 +83,8 @@ fn unclear(label: &str) -> bool {
     label.is_empty()
         || label.starts_with(char::is_whitespace)
         || label.ends_with(char::is_whitespace)
-        || label.chars().any(|c| c == '\\' || c.is_control())
+        // A quote: the key `"7"` (quotes included) would look like the string 7 shown quoted.
+        || label.chars().any(|c| c == '\\' || c == '"' || c.is_control())
 }
 
 /// A key with control characters escaped, so that a row stays one line, and bidirectional
@@ -139,7 +140,8 @@ mod tests {
     }
 
     /// Regression (audit 2026-11-26): keys that are different groups printed alike — the
-    /// string "7" and the number 7, "" and " ", a backslash-n and a line feed.
+    /// string "7" and the number 7, "" and " ", a backslash-n and a line feed, and keys with
+    /// quotes in them.
     #[test]
     fn different_keys_never_print_alike() {
         let keys = [
@@ -149,6 +151,10 @@ mod tests {
             "\" \"",
             "\"n\\\\nx\"",
             "\"n\\nx\"",
+            // Keys with quotes in them (regression, audit 2026-11-27: the string `"7"` printed
+            // as the string 7 beside the number 7, and `""` as the empty string).
+            "\"\\\"7\\\"\"",
+            "\"\\\"\\\"\"",
             "\"plain\"",
         ];
         let groups: Vec<GroupReport> = keys.iter().map(|k| group(k, 1.0)).collect();
