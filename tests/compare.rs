@@ -162,6 +162,35 @@ fn compare_prints_a_table_like_sacrebleu() {
     );
 }
 
+/// The count of the test not run is warned about (audit 2026-11-27: sacreBLEU and this
+/// command ignored `--paired-bs-n` under `--paired-ar` without a word).
+#[test]
+fn the_other_tests_count_is_warned_about() {
+    let dir = TempDir::new("counts");
+    let t = toy(20, &[0.3, 0.1], 3);
+    let r = dir.file_str("ref.txt", &lines(&t.refs));
+    let base = dir.file_str("base.txt", &lines(&t.systems[0]));
+    let sys = dir.file_str("sys.txt", &lines(&t.systems[1]));
+    let files = ["-r", &r, "-i", &base, &sys];
+    let out = compare(&[&files[..], &["--paired-ar", "--paired-bs-n", "10"]].concat());
+    out.assert_success();
+    assert!(
+        out.stderr_str()
+            .contains("warning: --paired-bs-n does nothing here: the test is --paired-ar"),
+        "{}",
+        out.describe()
+    );
+    let out = compare(&[&files[..], &["--paired-ar-n", "10", "--paired-bs-n", "10"]].concat());
+    assert!(
+        out.stderr_str()
+            .contains("warning: --paired-ar-n does nothing here"),
+        "{}",
+        out.describe()
+    );
+    let out = compare(&[&files[..], &["--paired-ar", "--paired-ar-n", "10"]].concat());
+    assert!(out.stderr.is_empty(), "{}", out.describe());
+}
+
 /// Regression (audit 2026-11-27): a system file name with a line feed split its row in two.
 #[test]
 fn a_name_with_a_line_feed_keeps_the_table_one_row_per_system() {

@@ -162,6 +162,9 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
             for note in registry::options_without_their_metric(&args.metrics, &matches) {
                 diagnostic(&format!("warning: {note}"));
             }
+            for note in unused_test_options(&args, &matches) {
+                diagnostic(&format!("warning: {note}"));
+            }
             ExitCode::from(run(&args, &metrics))
         }
         Err(message) => {
@@ -169,6 +172,19 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
             ExitCode::from(status::USAGE)
         }
     }
+}
+
+/// The count option of the test not run, when given (sacreBLEU ignores it without a word):
+/// `--paired-ar --paired-bs-n 100` runs 10,000 randomization trials.
+fn unused_test_options(args: &CompareArgs, matches: &ArgMatches) -> Option<String> {
+    let given = |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    let (unused, test) = if args.paired_ar {
+        ("paired-bs-n", "--paired-ar")
+    } else {
+        ("paired-ar-n", "--paired-bs (the default)")
+    };
+    given(&unused.replace('-', "_"))
+        .then(|| format!("--{unused} does nothing here: the test is {test}"))
 }
 
 /// Builds the metrics through the registry and refuses those without a vector form.
