@@ -162,7 +162,7 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
             for note in registry::options_without_their_metric(&args.metrics, &matches) {
                 diagnostic(&format!("warning: {note}"));
             }
-            for note in unused_test_options(&args, &matches) {
+            if let Some(note) = unused_test_options(&args, &matches) {
                 diagnostic(&format!("warning: {note}"));
             }
             ExitCode::from(run(&args, &metrics))
