@@ -57,7 +57,47 @@ pub struct Groups {
     resampling: Option<confidence::Settings>,
 }
 
+/// What the replicates of `--confidence=streaming` may take over all groups: every group keeps
+/// its own `--confidence-n` replicate sums of every metric, allocated when the group is first
+/// seen, so 10,000 groups of four metrics at the default 1000 replicates wanted 2.6 GB, and 100
+/// groups at 1,000,000 replicates ended in an allocation failure that lost every row.
+pub const REPLICATE_BUDGET: usize = 1 << 30;
+
+/// The bytes of one group's replicates (`samples` replicates of `width` 8-byte sums) when
+/// `groups` groups of them exceed [`REPLICATE_BUDGET`].
+fn over_replicate_budget(groups: usize, samples: usize, width: usize) -> Option<usize> {
+    let per_group = samples.saturating_mul(width).saturating_mul(8);
+    (groups.saturating_mul(per_group) > REPLICATE_BUDGET).then_some(per_group)
+}
+
 impl Groups {
+    /// `Err` when one more group's streaming replicates would take the groups' replicates past
+    /// [`REPLICATE_BUDGET`] (a stop like `--max-groups`', naming the arithmetic).
+    fn check_replicate_budget(
+        &self,
+        key: &[u8],
+        metrics: &[Box<dyn DynMetric>],
+    ) -> Result<(), String> {
+        let Some(settings) = self.resampling else {
+            return Ok(());
+        };
+        if settings.method != confidence::Method::Streaming {
+            return Ok(());
+        }
+        let width: usize = metrics.iter().filter_map(|m| m.vector_len()).sum();
+        let groups = self.list.len() + 1;
+        let Some(per_group) = over_replicate_budget(groups, settings.samples, width) else {
+            return Ok(());
+        };
+        Err(format!(
+            "group {} would be group {groups}, but --confidence=streaming keeps {} replicates of \
+             every group ({per_group} bytes a group with these metrics), and {groups} groups \
+             would take more than 1 GiB: lower --confidence-n, or score fewer groups a run",
+            String::from_utf8_lossy(key),
+            settings.samples,
+        ))
+    }
+
     /// Groups of up to `max` keys, each resampled like the overall totals when `resampling`.
     pub fn new(max: usize, resampling: Option<confidence::Settings>) -> Groups {
         Groups {
@@ -77,6 +117,7 @@ impl Groups {
         let i = match self.index.get(key) {
             Some(&i) => i,
             None => {
+                self.check_replicate_budget(key, metrics)?;
                 if self.list.len() >= self.max {
                     return Err(format!(
                         "group {} would be group {} but --max-groups is {}: raise it if the \
@@ -235,5 +276,23 @@ impl Groups {
             all_bad = saved::add_count(all_bad, bad_lines, "the groups' bad_lines")?;
         }
         Ok((all_segments, all_bad))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (audit 2026-11-27): streaming replicates of every group had no ceiling (100
+    /// groups × 1,000,000 replicates of BLEU: an allocation failure, every row lost).
+    #[test]
+    fn streaming_replicates_of_all_groups_stay_within_the_budget() {
+        // BLEU's 10 sums × 1,000,000 replicates: 80 MB a group; 13 fit in 1 GiB, 14 do not.
+        assert_eq!(over_replicate_budget(13, 1_000_000, 10), None);
+        assert_eq!(over_replicate_budget(14, 1_000_000, 10), Some(80_000_000));
+        // The defaults (1000 replicates) with four metrics (33 sums): 4,067 groups fit.
+        assert_eq!(over_replicate_budget(4_067, 1000, 33), None);
+        assert!(over_replicate_budget(4_068, 1000, 33).is_some());
+        assert!(over_replicate_budget(usize::MAX, usize::MAX, usize::MAX).is_some());
     }
 }

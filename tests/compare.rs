@@ -191,6 +191,28 @@ fn the_other_tests_count_is_warned_about() {
     assert!(out.stderr.is_empty(), "{}", out.describe());
 }
 
+/// Regression (audit 2026-11-27): many n-gram orders on a long line took memory per token and
+/// order without a bound (compare reads lines whole); such a line is now an error naming the
+/// limit, as the scoring command skips it.
+#[test]
+fn many_ngram_orders_on_a_long_line_are_an_error() {
+    let dir = TempDir::new("orders");
+    let long = "+ ".repeat(50_000);
+    let r = dir.file_str("ref.txt", &format!("a b\n{long}\n"));
+    let base = dir.file_str("base.txt", &format!("a b\n{long}\n"));
+    let args = ["-r", &r, "-i", &base, &base, "-m", "gleu", "--gleu-max-len"];
+    let out = compare(&[&args[..], &["1024"]].concat());
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr_str().contains(
+            "error: line 2: line of 300002 bytes is longer than 81920 bytes (--gleu-max-len 1024"
+        ),
+        "{}",
+        out.describe()
+    );
+    compare(&[&args[..], &["4"]].concat()).assert_success();
+}
+
 /// Regression (audit 2026-11-27): a system file name with a line feed split its row in two.
 #[test]
 fn a_name_with_a_line_feed_keeps_the_table_one_row_per_system() {

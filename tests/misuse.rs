@@ -400,3 +400,52 @@ fn weights_matlab_refuses_are_usage_errors() {
         );
     }
 }
+
+/// Regression (audit 2026-11-27): a metric's n-gram ids take 4 bytes per token and order, so
+/// many orders on a long line (`--gleu-max-len 1024`, 256 KiB of one-byte tokens: 3.5 GiB; a
+/// 4 MB line: an allocation failure that aborted the process, every row lost) broke the memory
+/// bound. With more than 5 orders the longest line scored shrinks in proportion; a longer line
+/// is a bad line that says why, and the others are scored.
+#[test]
+fn many_ngram_orders_lower_the_line_limit() {
+    let long = "+ ".repeat(50_000);
+    let input = format!("a b\ta b\n{long}\t{long}\nc\tc\n");
+    let out = run(
+        &[
+            "-m",
+            "gleu",
+            "-t",
+            "13a",
+            "--gleu-max-len",
+            "1024",
+            "--max-line-bytes",
+            "16M",
+        ],
+        &input,
+    );
+    out.assert_success();
+    assert_eq!(out.stdout_str(), "1.00\n\n1.00\n", "{}", out.describe());
+    let err = out.stderr_str();
+    assert!(
+        err.contains(
+            "warning: lines longer than 81920 bytes will be skipped (--gleu-max-len 1024: every \
+             n-gram order takes memory per token, so lines are limited to --max-line-bytes × 5 \
+             / 1024)"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("line 2: line of 200001 bytes is longer than 81920 bytes (--gleu-max-len"),
+        "{err}"
+    );
+    // Up to 5 orders the whole --max-line-bytes stays: the same line is scored.
+    let out = run(&["-m", "gleu,bleu,nist", "-t", "13a"], &input);
+    out.assert_success();
+    assert!(
+        !out.stderr_str().contains("longer than"),
+        "{}",
+        out.describe()
+    );
+    assert_eq!(out.stdout_str().lines().count(), 3);
+    assert!(!out.stdout_str().lines().nth(1).unwrap().is_empty());
+}

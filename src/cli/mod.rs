@@ -15,7 +15,7 @@ use crate::input::{InputFormat, Refs, Utf8Policy};
 use crate::metric::options::CommonArgs;
 use crate::metric::{registry, DynMetric};
 use crate::output::{Format, Mode, RowWriter};
-use crate::pipeline::{OnError, Settings};
+use crate::pipeline::{LineLimit, OnError, Settings};
 
 const ABOUT: &str =
     "Fast, exact, streaming BLEU: sacreBLEU 2.6.0 numbers, bit for bit, line by line.";
@@ -481,6 +481,7 @@ impl Args {
             .collect();
         let metrics = registry::build(&metric_names, &self.common, matches)?;
         let unused_options = registry::options_without_their_metric(&metric_names, matches);
+        let line_limit = LineLimit::for_metrics(metrics.iter().map(|m| &**m), self.max_line_bytes);
         let gate = Gate {
             under: self.fail_under,
             over: self.fail_over,
@@ -519,6 +520,7 @@ impl Args {
                 group_by: self.group_by,
                 max_groups: usize::try_from(self.max_groups).unwrap_or(usize::MAX),
                 input_detected,
+                line_limit,
             },
             format,
             mode,

@@ -18,6 +18,9 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
     for note in &config.unused_options {
         diagnostic(&format!("warning: {note}"));
     }
+    if let Some(limit) = &config.settings.line_limit {
+        diagnostic(&format!("warning: {}", limit.warning()));
+    }
     let metrics = &config.metrics;
     let resampler = match config.confidence {
         None => None,

@@ -83,7 +83,8 @@ pub struct BleuArgs {
     #[arg(long, value_name = "F")]
     pub smooth_value: Option<f64>,
 
-    /// Maximum n-gram order of BLEU.
+    /// Maximum n-gram order of BLEU. Above 5, lines longer than --max-line-bytes × 5 / N are
+    /// skipped (each order takes memory per token).
     #[arg(long, value_name = "N", default_value_t = 4,
           value_parser = clap::value_parser!(u32).range(1..=64))]
     pub max_ngram_order: u32,
@@ -450,6 +451,11 @@ impl Metric for Bleu {
 
     fn key(&self) -> &'static str {
         "bleu"
+    }
+
+    fn ngram_orders(&self) -> Option<(usize, String)> {
+        let n = self.config.max_ngram_order;
+        Some((n, format!("--max-ngram-order {n}")))
     }
 
     fn config(&self) -> &BleuConfig {

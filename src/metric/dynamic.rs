@@ -54,6 +54,8 @@ pub trait DynMetric: Send + Sync {
     fn lower_is_better(&self) -> bool;
     /// See [`Metric::max_batch_segments`].
     fn max_batch_segments(&self) -> usize;
+    /// See [`Metric::ngram_orders`].
+    fn ngram_orders(&self) -> Option<(usize, String)>;
     /// Empty corpus totals.
     fn new_totals(&self) -> Box<dyn Any + Send>;
     /// Adds entry `index` of `batch` to `totals`.
@@ -149,6 +151,10 @@ impl<M: Metric> DynMetric for M {
 
     fn max_batch_segments(&self) -> usize {
         Metric::max_batch_segments(self)
+    }
+
+    fn ngram_orders(&self) -> Option<(usize, String)> {
+        Metric::ngram_orders(self)
     }
 
     fn expects_detokenized(&self) -> bool {

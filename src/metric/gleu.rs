@@ -29,7 +29,8 @@ pub struct GleuArgs {
           value_parser = clap::value_parser!(u32).range(0..=1024))]
     pub gleu_min_len: u32,
 
-    /// gleu: largest n-gram order (NLTK max_len).
+    /// gleu: largest n-gram order (NLTK max_len). Above 5, lines longer than
+    /// --max-line-bytes × 5 / N are skipped (each order takes memory per token).
     #[arg(long, value_name = "N", default_value_t = 4,
           value_parser = clap::value_parser!(u32).range(0..=1024))]
     pub gleu_max_len: u32,
@@ -261,6 +262,11 @@ impl Metric for Gleu {
 
     fn key(&self) -> &'static str {
         "gleu"
+    }
+
+    fn ngram_orders(&self) -> Option<(usize, String)> {
+        let n = self.config.max_len;
+        Some((n, format!("--gleu-max-len {n}")))
     }
 
     fn config(&self) -> &GleuConfig {

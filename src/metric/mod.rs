@@ -82,6 +82,13 @@ pub trait Metric: Send + Sync + 'static {
     fn max_batch_segments(&self) -> usize {
         crate::input::reader::MAX_RECORDS
     }
+    /// The word n-gram orders this metric's settings count, with the option that sets them
+    /// (`(1024, "--gleu-max-len 1024")`), where they are more than the defaults: a segment's
+    /// n-gram ids take 4 bytes per token and order, so the scoring command lowers the longest
+    /// line it scores in proportion (see `Settings::line_limit`).
+    fn ngram_orders(&self) -> Option<(usize, String)> {
+        None
+    }
     /// A warning about one segment that its row may not carry (`-b`, `--corpus-only` write
     /// none): the segment makes the corpus report an error, and the report cannot name the input
     /// line (it counts scored segments). The worker prints it with the line number.

@@ -66,6 +66,75 @@ pub struct Settings {
     pub max_groups: usize,
     /// `--input auto` (the default): the first non-blank line chose TSV or JSONL.
     pub input_detected: bool,
+    /// A line limit below `--max-line-bytes` for metrics that count many n-gram orders.
+    pub line_limit: Option<LineLimit>,
+}
+
+/// The longest line scored when a metric counts more word n-gram orders than
+/// [`LineLimit::BASE_ORDERS`]: a segment's n-gram ids take 4 bytes per token and order, so
+/// `--gleu-max-len 1024` on a 16 MiB line of one-byte tokens would want tens of GiB (an
+/// allocation failure aborts the process and loses every row). The limit is
+/// `--max-line-bytes × BASE_ORDERS / orders`, which keeps the memory per line what it is at the
+/// default orders; a longer line is a bad line that says so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineLimit {
+    /// Bytes of a line (its fields and the TABs between them) at most.
+    pub bytes: usize,
+    /// The most orders a metric counts, and the option that asks for them.
+    orders: usize,
+    option: String,
+}
+
+impl LineLimit {
+    /// Orders up to this many keep the whole `--max-line-bytes` (BLEU's 4, NIST's 5).
+    pub const BASE_ORDERS: usize = 5;
+
+    /// The limit for these metrics, if one of them counts more than [`Self::BASE_ORDERS`].
+    pub fn for_metrics<'a>(
+        metrics: impl IntoIterator<Item = &'a dyn DynMetric>,
+        max_line_bytes: usize,
+    ) -> Option<Self> {
+        let (orders, option) = metrics
+            .into_iter()
+            .filter_map(|m| m.ngram_orders())
+            .max_by_key(|(orders, _)| *orders)?;
+        (orders > Self::BASE_ORDERS).then(|| LineLimit {
+            bytes: max_line_bytes / orders * Self::BASE_ORDERS,
+            orders,
+            option,
+        })
+    }
+
+    /// Why, with the limit it divides (`--max-line-bytes`).
+    fn why(&self, of: &str) -> String {
+        format!(
+            "{}: every n-gram order takes memory per token, so lines are limited to {of} × {} / {}",
+            self.option,
+            Self::BASE_ORDERS,
+            self.orders
+        )
+    }
+
+    /// The warning at the start of a run.
+    pub fn warning(&self) -> String {
+        format!(
+            "lines longer than {} bytes will be skipped ({})",
+            self.bytes,
+            self.why("--max-line-bytes")
+        )
+    }
+
+    /// The message of a line of `bytes` over the limit, if it is; `of` names the limit divided.
+    pub fn check(&self, bytes: usize, of: &str) -> Result<(), String> {
+        if bytes <= self.bytes {
+            return Ok(());
+        }
+        Err(format!(
+            "line of {bytes} bytes is longer than {} bytes ({})",
+            self.bytes,
+            self.why(of)
+        ))
+    }
 }
 
 /// How the outside world steers a run: events (signals) and the state shared with the reader.
@@ -221,8 +290,16 @@ impl Work for Scoring<'_> {
         for i in 0..n {
             let line = first_line + i as u64;
             batch.fields(i, &mut fields);
-            let framed = match (reader_bad.next_if(|(r, _)| *r == i), &settings.group_by) {
-                (Some((_, message)), _) => Err(message),
+            let over_limit = settings.line_limit.as_ref().and_then(|limit| {
+                let bytes = fields.iter().map(|f| f.len() + 1).sum::<usize>();
+                let message = limit
+                    .check(bytes.saturating_sub(1), "--max-line-bytes")
+                    .err()?;
+                Some(format!("{message}: skipped"))
+            });
+            let bad = reader_bad.next_if(|(r, _)| *r == i).map(|(_, m)| m);
+            let framed = match (bad.or(over_limit), &settings.group_by) {
+                (Some(message), _) => Err(message),
                 (None, None) => frame(framing, &fields, settings.utf8),
                 (None, Some(by)) => {
                     let split =

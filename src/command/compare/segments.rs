@@ -15,7 +15,7 @@ use super::{CompareArgs, Failure, Metric};
 use crate::input::reader::{Batch, LineReader, Plan, Source};
 use crate::input::{decode, Segment, SegmentRefs, Utf8Policy};
 use crate::pipeline::stages::{self, Merge, Work};
-use crate::pipeline::Control;
+use crate::pipeline::{Control, LineLimit};
 use crate::significance::Vectors;
 use crate::status;
 
@@ -71,6 +71,7 @@ pub fn score(
         system_streams: system_sources.len(),
         stream_names: streams.iter().map(|s| s.name().to_owned()).collect(),
         file_names: args.systems.clone(),
+        line_limit: LineLimit::for_metrics(metrics.iter().map(|m| &*m.m), 16 << 20),
     };
     let mut collector = Collector {
         metrics,
@@ -117,6 +118,9 @@ struct Scorer<'a> {
     stream_names: Vec<String>,
     /// The -i files, naming the systems in messages.
     file_names: Vec<String>,
+    /// The scoring command's line limit for many n-gram orders, from its default
+    /// `--max-line-bytes` (compare reads lines whole, without a limit of its own).
+    line_limit: Option<LineLimit>,
 }
 
 /// One batch scored: its good records (a prefix of the batch) and what stopped it, if anything.
@@ -256,6 +260,13 @@ impl Work for Scorer<'_> {
             if let Some((_, message)) = batch.bad.iter().find(|(r, _)| *r == i) {
                 done.stopped = stop(Some(format!("line {line}: {message}")));
                 break;
+            }
+            if let Some(limit) = &self.line_limit {
+                let bytes = fields.iter().map(|f| f.len() + 1).sum::<usize>();
+                if let Err(message) = limit.check(bytes.saturating_sub(1), "16 MiB") {
+                    done.stopped = stop(Some(format!("line {line}: {message}")));
+                    break;
+                }
             }
             let (outputs, refs) = match self.decode(line, systems, refs) {
                 Ok(decoded) => decoded,

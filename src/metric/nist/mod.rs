@@ -130,7 +130,8 @@ pub struct NistArgs {
 
     /// nist: highest n-gram order N (mteval-v13a: 5; NLTK's n). 1 to 9 follow mteval's
     /// cumulative N-gram columns (mteval counts up to 9); 0 (with --nist-compat nltk only)
-    /// makes NLTK raise. NLTK's n above 9 is not offered.
+    /// makes NLTK raise. NLTK's n above 9 is not offered. Above 5, lines longer than
+    /// --max-line-bytes × 5 / N are skipped (each order takes memory per token).
     #[arg(long, value_name = "N", default_value_t = 5,
           value_parser = clap::value_parser!(u32).range(0..=9))]
     pub nist_order: u32,
@@ -266,6 +267,11 @@ impl Metric for Nist {
 
     fn key(&self) -> &'static str {
         "nist"
+    }
+
+    fn ngram_orders(&self) -> Option<(usize, String)> {
+        let n = self.config.order;
+        Some((n, format!("--nist-order {n}")))
     }
 
     fn config(&self) -> &NistConfig {

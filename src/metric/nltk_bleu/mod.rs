@@ -491,6 +491,13 @@ impl Metric for NltkBleu {
         "nltk-bleu"
     }
 
+    fn ngram_orders(&self) -> Option<(usize, String)> {
+        Some((
+            self.index_order,
+            format!("--weights of {} orders", self.max_order),
+        ))
+    }
+
     fn config(&self) -> &NltkBleuConfig {
         &self.config
     }

@@ -20,7 +20,8 @@ pub enum Compat {
 pub struct NltkBleuArgs {
     /// nltk-bleu: n-gram weights, comma-separated (BLEU-N has N weights). Repeat the option for
     /// several scores from one pass, like NLTK's list of weight tuples; `()` is NLTK's empty
-    /// tuple (an empty value is an error). [default: 0.25,0.25,0.25,0.25]
+    /// tuple (an empty value is an error). More than 5 weights skip lines longer than
+    /// --max-line-bytes × 5 / N. [default: 0.25,0.25,0.25,0.25]
     #[arg(long, value_name = "W1,W2,…", action = ArgAction::Append, allow_hyphen_values = true)]
     pub weights: Vec<String>,
 
