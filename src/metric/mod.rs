@@ -83,9 +83,10 @@ pub trait Metric: Send + Sync + 'static {
         crate::input::reader::MAX_RECORDS
     }
     /// The word n-gram orders this metric's settings count, with the option that sets them
-    /// (`(1024, "--gleu-max-len 1024")`), where they are more than the defaults: a segment's
-    /// n-gram ids take 4 bytes per token and order, so the scoring command lowers the longest
-    /// line it scores in proportion (see `Settings::line_limit`).
+    /// (`(1024, "--gleu-max-len 1024")`); `None` for a metric whose memory does not grow with
+    /// them. A segment's n-gram ids take 4 bytes per token and order, so above
+    /// `LineLimit::BASE_ORDERS` the longest line scored shrinks in proportion
+    /// (`pipeline::LineLimit`).
     fn ngram_orders(&self) -> Option<(usize, String)> {
         None
     }

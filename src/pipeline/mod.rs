@@ -124,8 +124,10 @@ impl LineLimit {
         )
     }
 
-    /// The message of a line of `bytes` over the limit, if it is; `of` names the limit divided.
-    pub fn check(&self, bytes: usize, of: &str) -> Result<(), String> {
+    /// The message of a line of these fields (joined by TABs) over the limit, if it is; `of`
+    /// names the limit divided.
+    pub fn check(&self, fields: &[&[u8]], of: &str) -> Result<(), String> {
+        let bytes = fields.iter().map(|f| f.len()).sum::<usize>() + fields.len().saturating_sub(1);
         if bytes <= self.bytes {
             return Ok(());
         }
@@ -291,10 +293,7 @@ impl Work for Scoring<'_> {
             let line = first_line + i as u64;
             batch.fields(i, &mut fields);
             let over_limit = settings.line_limit.as_ref().and_then(|limit| {
-                let bytes = fields.iter().map(|f| f.len() + 1).sum::<usize>();
-                let message = limit
-                    .check(bytes.saturating_sub(1), "--max-line-bytes")
-                    .err()?;
+                let message = limit.check(&fields, "--max-line-bytes").err()?;
                 Some(format!("{message}: skipped"))
             });
             let bad = reader_bad.next_if(|(r, _)| *r == i).map(|(_, m)| m);

@@ -71,7 +71,7 @@ pub fn score(
         system_streams: system_sources.len(),
         stream_names: streams.iter().map(|s| s.name().to_owned()).collect(),
         file_names: args.systems.clone(),
-        line_limit: LineLimit::for_metrics(metrics.iter().map(|m| &*m.m), 16 << 20),
+        line_limit: LineLimit::for_metrics(metrics.iter().map(|m| &*m.m), SCORING_MAX_LINE),
     };
     let mut collector = Collector {
         metrics,
@@ -108,6 +108,10 @@ pub fn score(
 }
 
 /// The workers' side: decodes a batch's records and scores every system's output.
+/// The scoring command's default `--max-line-bytes` (16M), which the n-gram order limit of
+/// [`LineLimit`] divides here too (the messages say "16 MiB").
+const SCORING_MAX_LINE: usize = 16 << 20;
+
 struct Scorer<'a> {
     metrics: &'a [Metric],
     utf8: Utf8Policy,
@@ -262,8 +266,7 @@ impl Work for Scorer<'_> {
                 break;
             }
             if let Some(limit) = &self.line_limit {
-                let bytes = fields.iter().map(|f| f.len() + 1).sum::<usize>();
-                if let Err(message) = limit.check(bytes.saturating_sub(1), "16 MiB") {
+                if let Err(message) = limit.check(&fields, "16 MiB") {
                     done.stopped = stop(Some(format!("line {line}: {message}")));
                     break;
                 }
