@@ -211,6 +211,15 @@ fn many_ngram_orders_on_a_long_line_are_an_error() {
         out.describe()
     );
     compare(&[&args[..], &["4"]].concat()).assert_success();
+    // Regression: compare had no --max-line-bytes and read any line whole.
+    let out = compare(&["-r", &r, "-i", &base, &base, "--max-line-bytes", "64K"]);
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(
+        out.stderr_str()
+            .contains("base.txt: line 2: 100000 bytes, longer than --max-line-bytes"),
+        "{}",
+        out.describe()
+    );
 }
 
 /// Regression (audit 2026-11-27): a system file name with a line feed split its row in two.

@@ -267,7 +267,7 @@ fn parse_refs(text: &str) -> Result<Refs, String> {
 }
 
 /// `--max-line-bytes`: a number with an optional K, M or G (powers of 1024).
-fn parse_bytes(text: &str) -> Result<usize, String> {
+pub fn parse_bytes(text: &str) -> Result<usize, String> {
     parse_size(text, MAX_LINE_BYTES, "the longest line accepted")
 }
 

@@ -133,6 +133,11 @@ pub struct CompareArgs {
     #[arg(long, value_enum, default_value_t = Utf8Arg::Error, value_name = "POLICY")]
     pub invalid_utf8: Utf8Arg,
 
+    /// Longest line accepted, in bytes (suffixes K, M, G: binary multiples), as for scoring; a
+    /// longer line is an error here, never read whole.
+    #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = crate::cli::parse_bytes)]
+    pub max_line_bytes: usize,
+
     /// Options shared by several metrics.
     #[command(flatten)]
     pub common: CommonArgs,

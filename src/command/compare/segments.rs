@@ -62,7 +62,7 @@ pub fn score(
     let mut streams = Vec::new();
     for source in system_sources.iter().chain(&ref_sources) {
         let input = source.open().map_err(|m| (status::IO, m))?;
-        streams.push(LineReader::new(input, source.name()));
+        streams.push(LineReader::new(input, source.name()).max_line(args.max_line_bytes));
     }
     let scorer = Scorer {
         metrics,
@@ -71,7 +71,7 @@ pub fn score(
         system_streams: system_sources.len(),
         stream_names: streams.iter().map(|s| s.name().to_owned()).collect(),
         file_names: args.systems.clone(),
-        line_limit: LineLimit::for_metrics(metrics.iter().map(|m| &*m.m), SCORING_MAX_LINE),
+        line_limit: LineLimit::for_metrics(metrics.iter().map(|m| &*m.m), args.max_line_bytes),
     };
     let mut collector = Collector {
         metrics,
@@ -108,10 +108,6 @@ pub fn score(
 }
 
 /// The workers' side: decodes a batch's records and scores every system's output.
-/// The scoring command's default `--max-line-bytes` (16M), which the n-gram order limit of
-/// [`LineLimit`] divides here too (the messages say "16 MiB").
-const SCORING_MAX_LINE: usize = 16 << 20;
-
 struct Scorer<'a> {
     metrics: &'a [Metric],
     utf8: Utf8Policy,
@@ -122,8 +118,7 @@ struct Scorer<'a> {
     stream_names: Vec<String>,
     /// The -i files, naming the systems in messages.
     file_names: Vec<String>,
-    /// The scoring command's line limit for many n-gram orders, from its default
-    /// `--max-line-bytes` (compare reads lines whole, without a limit of its own).
+    /// The line limit for many n-gram orders (`--max-line-bytes` divided, as for scoring).
     line_limit: Option<LineLimit>,
 }
 
@@ -266,7 +261,7 @@ impl Work for Scorer<'_> {
                 break;
             }
             if let Some(limit) = &self.line_limit {
-                if let Err(message) = limit.check(&fields, "16 MiB") {
+                if let Err(message) = limit.check(&fields, "--max-line-bytes") {
                     done.stopped = stop(Some(format!("line {line}: {message}")));
                     break;
                 }

@@ -110,11 +110,10 @@ pub(super) fn read_aligned(mut streams: Vec<LineReader>, out: &mut Batcher) -> R
             match stream.next_line() {
                 Ok(Some(Line::Text(line))) => out.batch.push_field(line),
                 Ok(Some(Line::TooLong(bytes))) => {
-                    // Only with a line length limit, which `compare` does not set.
+                    // Streams that must stay aligned cannot skip a line: the run ends there.
                     return Err(Stop::Fatal(format!(
-                        "{}: {}",
-                        stream.name(),
-                        too_long(bytes)
+                        "{}: line {line_no}: {bytes} bytes, longer than --max-line-bytes",
+                        stream.name()
                     )));
                 }
                 Ok(None) => ended.push(i),
