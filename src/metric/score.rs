@@ -71,6 +71,16 @@ impl Score {
         }
     }
 
+    /// The scores of a metric that gives one per option set (NLTK BLEU with several
+    /// `--weights`): its JSON `score` is then their array (`null` for an undefined one), which
+    /// `-b` prints whole.
+    pub fn set_scores(&self) -> Option<&[Value]> {
+        match self.fields.get("score") {
+            Some(Value::Array(scores)) => Some(scores),
+            _ => None,
+        }
+    }
+
     /// The signature with the resampling settings after `nrefs`, as sacreBLEU shows a
     /// confidence interval's: `nrefs:1|bs:1000|seed:12345|case:…` (plus `resample:poisson` for
     /// the online variant, which sacreBLEU does not have).

@@ -95,11 +95,9 @@ pub fn scores_record(report: &CorpusReport, out: &mut Vec<u8>) {
         .metrics
         .iter()
         .map(|m| {
-            // Several `--weights` sets: the array of the report's `score`, as the text form
-            // prints them all.
-            let value = match m.fields.get("score") {
-                Some(scores @ Value::Array(_)) => scores.clone(),
-                _ => Value::from(m.value),
+            let value = match m.set_scores() {
+                Some(scores) => Value::from(scores.to_vec()),
+                None => Value::from(m.value),
             };
             (m.key.to_owned(), value)
         })

@@ -57,7 +57,7 @@ pub fn line(score: &Score, width: usize) -> String {
 /// `34.8 (μ = 34.7 ± 3.0)`. NLTK BLEU with several `--weights` sets prints one number per set,
 /// tab-separated as in its rows (its report's `score` is then the array of them).
 pub fn score_only(m: &Score, width: usize) -> String {
-    if let Some(serde_json::Value::Array(scores)) = m.fields.get("score") {
+    if let Some(scores) = m.set_scores() {
         let scores: Vec<String> = scores
             .iter()
             .map(|v| score(v.as_f64().unwrap_or(f64::NAN), width))
