@@ -53,8 +53,9 @@
 #   CPU time (user + sys, GNU time's %U + %S) is recorded next to wall time: the machine may be
 #   shared, and CPU time is what another process's load disturbs least. The summary after the
 #   table gives, per case, bleu-stream's speed-up over the reference tool (wall and CPU), its
-#   1 -> 2 thread scaling (wall of --threads 1 / wall of the default) and, for corpus BLEU,
-#   CPU of --threads 1 / CPU of `wc -w`.
+#   1 -> 2 thread scaling, read two ways (wall of --threads 1 / wall of the default, and CPU of
+#   --threads 1 / wall of the default, the measure issue 21 uses) and, for corpus BLEU, CPU of
+#   --threads 1 / CPU of `wc -w`.
 #
 #   Host capacity (with bleu-stream selected): `bleu-stream -m chrf --threads 1 -b` on corpus.tsv,
 #   alone and then two copies at once, R times each. Capacity = A/P1 + A/P2 (A: best wall alone;
