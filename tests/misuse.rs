@@ -196,13 +196,18 @@ fn tokenized_output_is_warned_about_once() {
     let err = out.stderr_str();
     assert_eq!(err.matches("tokenized period").count(), 1, "{err}");
     assert!(err.contains("line 100:"), "{err}");
-    // NLTK users feed tokenized text on purpose: no warning for the NLTK family.
-    let out = run(&["-b", "-m", "nltk-bleu"], &input);
-    assert!(
-        !out.stderr_str().contains("tokenized"),
-        "{}",
-        out.describe()
-    );
+    // NLTK users feed tokenized text on purpose: no warning for the NLTK family; nor for chrF
+    // and TER, which sacreBLEU does not warn about (regression: the TER audit of 2026-11-27).
+    for m in ["nltk-bleu", "chrf", "ter", "chrf,ter"] {
+        let out = run(&["-b", "-m", m], &input);
+        assert!(
+            !out.stderr_str().contains("tokenized"),
+            "{m}: {}",
+            out.describe()
+        );
+    }
+    let out = run(&["-b", "-m", "ter,bleu"], &input);
+    assert_eq!(out.stderr_str().matches("tokenized period").count(), 1);
     // 99 such lines are not enough (sacreBLEU's threshold).
     let input: String = (0..99)
         .map(|i| format!("word {i} .\tword {i}.\n"))

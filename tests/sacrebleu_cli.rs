@@ -230,11 +230,54 @@ fn sacrebleu_tokenizer_without_its_model_is_an_error_not_a_panic() {
             "{tok}: {err}"
         );
         assert!(err.contains(says), "{tok}: {err}");
+        // sacreBLEU's option, not the main command's `-t` (in sacreBLEU the test set).
+        assert!(
+            err.starts_with(&format!("bleu-stream: error: -tok {tok}")),
+            "{tok}: {err}"
+        );
         assert!(
             !err.contains("--spm-model") && !err.contains("--mecab-dic"),
             "{tok}: {err}"
         );
     }
+}
+
+/// Regression (drop-in audit, 2026-11-27): `sacrebleu ... | head -1` ends sacreBLEU by SIGPIPE
+/// (`sacrebleu.py` restores its default action), which `set -o pipefail` sees as 141; the
+/// drop-in exited 0. The main command keeps a filter's quiet 0 (README, "| head").
+#[test]
+fn sacrebleu_ends_by_sigpipe_when_its_reader_goes_away() {
+    use std::io::Write;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let dir = fixtures();
+    // The hypotheses come on stdin, written only once stdout's reader is gone: the program
+    // cannot write before it (no race with a busy machine).
+    let run = |args: &[&str], input: &str| {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn bleu-stream");
+        drop(child.stdout.take());
+        let mut stdin = child.stdin.take().expect("stdin");
+        // (The main command may stop reading once its output is gone: no error here.)
+        let _ = stdin.write_all(&std::fs::read(dir.join(input)).expect("read the input"));
+        drop(stdin);
+        child.wait().expect("wait")
+    };
+    for args in [
+        &["sacrebleu", "refA.txt", "-sl"][..],
+        &["sacrebleu", "refA.txt", "-m", "chrf", "-b"],
+    ] {
+        let status = run(args, "sysA.txt");
+        assert_eq!(status.signal(), Some(13), "{args:?}: {status:?}");
+    }
+    let main = run(&["-w", "1"], "sysAB.tsv");
+    assert_eq!(main.code(), Some(0), "{main:?}");
 }
 
 /// `ln -s $(which bleu-stream) sacrebleu`: the program name selects the drop-in.

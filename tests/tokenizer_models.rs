@@ -515,7 +515,7 @@ fn spm_without_model_is_a_usage_error() {
         let err = out.stderr_str();
         let expected = empty.path().join("models").join(file);
         for needle in [
-            "bleu-stream: error:",
+            &format!("bleu-stream: error: -t {tok} needs"),
             "--spm-model",
             "does not download",
             &expected.display().to_string(),

@@ -487,7 +487,9 @@ impl Metric for Bleu {
         })
     }
 
-    /// sacreBLEU warns about tokenized-looking hypotheses (`metrics/base.py`).
+    /// sacreBLEU warns about tokenized-looking hypotheses (`metrics/base.py`), for BLEU only:
+    /// `Metric.__init__` sets `_force = True` and only `BLEU` sets it to its `force` argument
+    /// (`False` by default), so chrF and TER never warn.
     fn expects_detokenized(&self) -> bool {
         true
     }

@@ -67,8 +67,8 @@ pub trait Metric: Send + Sync + 'static {
     fn columns(&self) -> usize {
         1
     }
-    /// The reference tool expects detokenized text (sacreBLEU): many hypotheses ending in a
-    /// tokenized period get its warning.
+    /// The reference tool warns when the text looks tokenized (sacreBLEU's BLEU): many
+    /// hypotheses ending in a tokenized period get its warning.
     fn expects_detokenized(&self) -> bool {
         false
     }

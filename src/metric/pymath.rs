@@ -343,12 +343,22 @@ impl Num {
 }
 
 /// `f"{x:.{width}f}"`: Rust's `{:.N}` rounds the exact binary value half to even, as Python
-/// does; `nan` (Rust: `NaN`) and `inf` as Python spells them.
+/// does; `nan` (Rust: `NaN`) and `inf` as Python spells them. Any width: every finite double
+/// is a multiple of 2^-1074, so past 1,074 decimals Python's digits are zeros, and Rust's
+/// formatter panics past 65,535 (the drop-in's `-w 65536`).
 pub fn fixed(x: f64, width: usize) -> String {
+    use fmt::Write as _;
+    const EXACT: usize = 1074;
     if x.is_nan() {
         return "nan".into();
     }
-    format!("{x:.width$}")
+    if width <= EXACT || x.is_infinite() {
+        return format!("{x:.prec$}", prec = width.min(EXACT));
+    }
+    let mut s = String::with_capacity(width + 330);
+    let _ = write!(s, "{x:.EXACT$}");
+    s.extend(std::iter::repeat_n('0', width - EXACT));
+    s
 }
 
 /// The numerator CPython 3.11's `Fraction._div(a, b)` builds before `Fraction(n, 0)` raises, for
@@ -397,6 +407,27 @@ pub fn parse_py_number(text: &str) -> Option<Num> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Any width, as Python's `f"{x:.{width}f}"` (regression: Rust's formatter panicked past
+    /// 65,535, the drop-in's `-w 65536`): past a double's 1,074 decimals only zeros follow.
+    #[test]
+    fn fixed_takes_any_width() {
+        let tiny = 2f64.powi(-1074);
+        let exact = fixed(tiny, 1074);
+        assert!(
+            exact.starts_with("0.000")
+                && exact.ends_with("4565229087538682506419718265533447265625")
+        );
+        assert_eq!(fixed(tiny, 1080), format!("{exact}000000"));
+        let wide = fixed(53.7, 70_000);
+        assert_eq!(wide.len(), 3 + 70_000);
+        assert_eq!(wide[..1077], format!("{:.1074}", 53.7));
+        assert!(wide[1077..].bytes().all(|b| b == b'0'));
+        assert_eq!(fixed(f64::INFINITY, 70_000), "inf");
+        assert_eq!(fixed(f64::NEG_INFINITY, 3), "-inf");
+        assert_eq!(fixed(f64::NAN, 70_000), "nan");
+        assert_eq!(fixed(-0.0, 2), "-0.00");
+    }
 
     fn r(n: &str, d: &str) -> f64 {
         ratio_to_f64(&n.parse().unwrap(), &d.parse().unwrap()).unwrap()

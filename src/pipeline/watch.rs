@@ -86,9 +86,9 @@ impl Watch {
             if self.tokenized == TOKENIZED_LINES {
                 diagnostic(&format!(
                     "warning: line {line}: that's {TOKENIZED_LINES} hypotheses that end in a \
-                     tokenized period (' .'): the output looks tokenized, which hurts BLEU and \
-                     chrF on detokenized references (sacreBLEU warns the same); score \
-                     detokenized text"
+                     tokenized period (' .'): the output looks tokenized, which hurts BLEU on \
+                     detokenized references (sacreBLEU warns the same); score detokenized \
+                     text"
                 ));
             }
         }

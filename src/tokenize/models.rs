@@ -29,6 +29,18 @@ pub struct ModelPaths {
     pub drop_in: bool,
 }
 
+impl ModelPaths {
+    /// The option that chose the tokenizer, for messages: sacreBLEU's `-tok` in the drop-in
+    /// (where `-t` is the test set), `-t` in the main command.
+    pub fn flag(&self) -> &'static str {
+        if self.drop_in {
+            "-tok"
+        } else {
+            "-t"
+        }
+    }
+}
+
 static JA_MECAB: OnceLock<JaMecab> = OnceLock::new();
 static FLORES101: OnceLock<Spm> = OnceLock::new();
 static FLORES200: OnceLock<Spm> = OnceLock::new();
@@ -90,10 +102,10 @@ pub fn spm_model(tok: Tokenizer, paths: &ModelPaths) -> Option<(PathBuf, &'stati
 fn load_spm(tok: Tokenizer, paths: &ModelPaths) -> Result<Spm, String> {
     let (_, _, url) = spm_file(tok).expect("an SPM tokenizer");
     let (path, how) = spm_model(tok, paths).expect("an SPM tokenizer");
-    let name = tok.cli_name();
+    let (flag, name) = (paths.flag(), tok.cli_name());
     let bytes = std::fs::read(&path).map_err(|e| {
         format!(
-            "-t {name} needs the SentencePiece model {} ({how}): {}. bleu-stream does not \
+            "{flag} {name} needs the SentencePiece model {} ({how}): {}. bleu-stream does not \
              download; sacreBLEU fetches it from {url} into $SACREBLEU/models/ (default \
              ~/.sacrebleu/models/) the first time it runs with -tok {name}: put the file \
              there{}",
@@ -108,7 +120,7 @@ fn load_spm(tok: Tokenizer, paths: &ModelPaths) -> Result<Spm, String> {
     })?;
     Spm::from_bytes(&bytes).map_err(|e| {
         format!(
-            "-t {name}: {} is not a usable SentencePiece model: {e}",
+            "{flag} {name}: {} is not a usable SentencePiece model: {e}",
             path.display()
         )
     })
@@ -191,9 +203,10 @@ fn load_ja_mecab(paths: &ModelPaths) -> Result<JaMecab, String> {
         .map(|(ja, _)| ja)
         .map_err(|e| {
             format!(
-                "-t ja-mecab needs MeCab's IPADIC source dictionary ({how}): {e}. Install the \
+                "{} ja-mecab needs MeCab's IPADIC source dictionary ({how}): {e}. Install the \
                  mecab-ipadic package (Debian/Ubuntu: apt-get install mecab-ipadic, which puts it \
                  in {}) or give its directory with {}{MECAB_DIC_ENV}=DIR",
+                paths.flag(),
                 ja_mecab::DEFAULT_DIR,
                 if paths.drop_in {
                     ""

@@ -5,6 +5,8 @@
 //! run of them: `ref -b ref2` leaves `ref2` unrecognized), and the same messages
 //! (`usage: …` then `sacrebleu: error: …`, exit status 2).
 
+use super::pynum::{py_float, py_int, py_int_big};
+
 /// `sacrebleu --help` (argparse's output at 80 columns).
 pub const HELP: &str = include_str!("help.txt");
 
@@ -176,7 +178,7 @@ pub struct Args {
     pub force: bool,
     pub chrf_char_order: i64,
     pub chrf_word_order: i64,
-    pub chrf_beta: i64,
+    pub chrf_beta: i128,
     pub chrf_whitespace: bool,
     pub chrf_lowercase: bool,
     pub chrf_eps_smoothing: bool,
@@ -194,7 +196,7 @@ pub struct Args {
     pub quiet: bool,
     pub short: bool,
     pub score_only: bool,
-    pub width: i64,
+    pub width: i128,
     pub detail: bool,
     pub no_color: bool,
     pub format: String,
@@ -355,54 +357,6 @@ fn option_tuples(arg: &str) -> Vec<OptTuple> {
         }
     }
     out
-}
-
-/// Python's `int(s)` for the forms people type (sign, digits, `_` between digits, spaces),
-/// within 64 bits.
-fn py_int(s: &str) -> Option<i64> {
-    i64::try_from(py_int_big(s)?).ok()
-}
-
-/// Python's `int(s)`: a sign, decimal digits of any script with single `_` between them, white
-/// space of any kind around; no size limit.
-pub fn py_int_big(s: &str) -> Option<num_bigint::BigInt> {
-    let s = crate::unicode::py_number_ascii(s)?;
-    let t = s.trim_matches(' ');
-    let (neg, digits) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    if digits.is_empty()
-        || digits.starts_with('_')
-        || digits.ends_with('_')
-        || digits.contains("__")
-        || !digits.bytes().all(|b| b.is_ascii_digit() || b == b'_')
-    {
-        return None;
-    }
-    let v: num_bigint::BigInt = digits.replace('_', "").parse().ok()?;
-    Some(if neg { -v } else { v })
-}
-
-/// Python's `float(s)` for the forms people type (digits of any script, as `int()`).
-fn py_float(s: &str) -> Option<f64> {
-    let t = crate::unicode::py_number_ascii(s)?;
-    let t = t.trim_matches(' ').replace('_', "");
-    let lower = t.to_ascii_lowercase();
-    let body = lower.trim_start_matches(['+', '-']);
-    if matches!(body, "inf" | "infinity" | "nan") {
-        let v = if body == "nan" {
-            f64::NAN
-        } else {
-            f64::INFINITY
-        };
-        return Some(if lower.starts_with('-') { -v } else { v });
-    }
-    if body.is_empty() || body.starts_with(|c: char| !c.is_ascii_digit() && c != '.') {
-        return None;
-    }
-    t.parse().ok()
 }
 
 /// Parses `argv` (without the program name).
@@ -603,8 +557,9 @@ impl State {
                 ))
             })
         };
-        // The resample counts: Python's int of any size, kept to the i128 range (any count
-        // past 2^64 fails alike in NumPy: `resample::array_size`).
+        // The resample counts and chrF's beta: Python's int of any size, kept to the i128 range
+        // (any count past 2^64 fails alike in NumPy: `resample::array_size`; a beta past 2^64
+        // is refused in `metric.rs`).
         let wide = |v: &str| {
             let big = py_int_big(v).ok_or_else(|| {
                 error(&format!(
@@ -670,7 +625,7 @@ impl State {
             "force" => a.force = true,
             "chrf_char_order" => a.chrf_char_order = int(&one())?,
             "chrf_word_order" => a.chrf_word_order = int(&one())?,
-            "chrf_beta" => a.chrf_beta = int(&one())?,
+            "chrf_beta" => a.chrf_beta = wide(&one())?,
             "chrf_whitespace" => a.chrf_whitespace = true,
             "chrf_lowercase" => a.chrf_lowercase = true,
             "chrf_eps_smoothing" => a.chrf_eps_smoothing = true,
@@ -688,7 +643,7 @@ impl State {
             "quiet" => a.quiet = true,
             "short" => a.short = true,
             "score_only" => a.score_only = true,
-            "width" => a.width = int(&one())?,
+            "width" => a.width = wide(&one())?,
             "detail" => a.detail = true,
             "no_color" => a.no_color = true,
             "format" => a.format = one(),

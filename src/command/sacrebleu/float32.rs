@@ -139,8 +139,8 @@ pub fn chrf(stats: &[f32], config: &ChrfConfig) -> Num {
     let eps = Num::Py(1e-16);
     let mut score = Num::Py(0.0);
     let mut effective = 0i64;
-    let factor = Num::Py(f64::from(config.beta * config.beta));
-    let one_plus = Num::Py(1.0 + f64::from(config.beta * config.beta));
+    let (factor, one_plus) = config.factors();
+    let (factor, one_plus) = (Num::Py(factor), Num::Py(one_plus));
     let (mut avg_p, mut avg_r) = (Num::Py(0.0), Num::Py(0.0));
     let order = config.char_order + config.word_order;
     for t in stats.chunks_exact(3).take(order) {

@@ -21,7 +21,7 @@ pub enum SbMetric {
 /// absolute value (the engine's), yet names the score as given (`chrF-1`).
 #[derive(Clone, Copy, Debug)]
 pub struct ChrfGiven {
-    pub beta: i64,
+    pub beta: i128,
     pub word_order: usize,
     /// Neither a character nor a word order (`-cc 0 -cw 0`).
     pub no_order: bool,
@@ -92,11 +92,12 @@ impl SbMetric {
                 }))
             }
             "chrf" => {
-                let beta = u32::try_from(args.chrf_beta.unsigned_abs()).map_err(|_| {
-                    format!(
-                        "--chrf-beta {}: beyond what bleu-stream supports",
-                        args.chrf_beta
-                    )
+                // sacreBLEU squares any int (a float product overflows only past 1e154);
+                // `ChrfConfig::factors` squares exactly below 2^64.
+                let beta = u64::try_from(args.chrf_beta.unsigned_abs()).map_err(|_| {
+                    "--chrf-beta: an absolute value of 2^64 or more is beyond what bleu-stream \
+                     supports"
+                        .to_owned()
                 })?;
                 let (char_order, word_order) = (
                     int(args.chrf_char_order, "--chrf-char-order")?,

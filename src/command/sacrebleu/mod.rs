@@ -12,6 +12,7 @@ pub mod args;
 mod float32;
 mod metric;
 mod pyfmt;
+mod pynum;
 mod read;
 mod report;
 mod resample;
@@ -105,12 +106,22 @@ pub fn main(argv: Vec<OsString>) -> ExitCode {
 
 /// Writes `text` to standard output and ends with `status`, or as [`super::finish_write`] says
 /// when standard output cannot take it (sacreBLEU dies there with an `OSError` traceback,
-/// status 120; with `--help` it even exits 0, the help lost).
+/// status 120; with `--help` it even exits 0, the help lost). When its reader has gone away
+/// (`| head -1`) the process ends by SIGPIPE, as sacreBLEU does: `sacrebleu.py` restores
+/// SIGPIPE's default action when it starts, so `set -o pipefail` sees the same status (141).
 fn print_exit(text: &str, status: u8) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     let written = stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush());
+    if written
+        .as_ref()
+        .is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    {
+        // Rust ignores SIGPIPE (hence the error); this restores the default action and raises
+        // it. It returns only if that failed: then the quiet exit a filter makes.
+        let _ = signal_hook::low_level::emulate_default_handler(signal_hook::consts::SIGPIPE);
+    }
     ExitCode::from(match super::finish_write(written) {
         crate::status::OK => status,
         failed => failed,
@@ -447,12 +458,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
         let m = SbMetric::new(name, args, tokenizer).map_err(|e| crash(&e))?;
         metrics.push((key, m));
     }
-    let width = usize::try_from(args.width).map_err(|_| {
-        crash(&format!(
-            "--width {}: ValueError: Format specifier missing precision",
-            args.width
-        ))
-    })?;
+    let width = pyfmt::width(args.width).map_err(|e| crash(&e))?;
     let nrefs = if systems.first().is_some_and(|s| !s.is_empty()) {
         refs.len().to_string()
     } else {

@@ -95,6 +95,35 @@ pub fn py_str_repr(s: &str) -> String {
     }
 }
 
+/// The decimals of `-w`: sacreBLEU formats `f"{score:.{width}f}"`, which Python refuses for a
+/// negative width, past `PY_SSIZE_T_MAX` (parsing the spec) and past `INT_MAX` (formatting),
+/// and otherwise prints that many decimals, any number of them. bleu-stream prints the same
+/// digits up to [`MAX_WIDTH`] (`pymath::fixed`) and refuses a wider one rather than build a
+/// score of gigabytes.
+pub fn width(w: i128) -> Result<usize, String> {
+    let python = match w {
+        w if w < 0 => "Format specifier missing precision",
+        w if w > i128::from(i64::MAX) => "Too many decimal digits in format string",
+        w if w > i128::from(i32::MAX) => "precision too big",
+        w => {
+            return usize::try_from(w)
+                .ok()
+                .filter(|&w| w <= MAX_WIDTH)
+                .ok_or_else(|| {
+                    format!(
+                        "--width {w}: bleu-stream prints at most {MAX_WIDTH} decimals \
+                         (sacreBLEU would print {w} for every score)"
+                    )
+                });
+        }
+    };
+    // A width past i128 is kept as i128::MAX (`args.rs`), which prints as a number all the same.
+    Err(format!("--width {w}: ValueError: {python}"))
+}
+
+/// The widest `-w` bleu-stream prints (sacreBLEU's limit is `INT_MAX`).
+pub const MAX_WIDTH: usize = 1_000_000;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,10 +22,10 @@ fn decode(bytes: Vec<u8>, what: &str) -> Result<String, Failure> {
     })
 }
 
-/// Checks that the encoding is one we read (`-e`): UTF-8 only.
+/// Checks that the encoding is one we read (`-e`): UTF-8 only, under any name Python's
+/// `codecs.lookup` gives the `utf_8` codec.
 pub fn check_encoding(encoding: &str) -> Result<(), Failure> {
-    let e = encoding.to_ascii_lowercase().replace(['-', '_'], "");
-    if e == "utf8" {
+    if is_python_utf8(encoding) {
         Ok(())
     } else {
         Err((
@@ -33,6 +33,33 @@ pub fn check_encoding(encoding: &str) -> Result<(), Failure> {
             1,
         ))
     }
+}
+
+/// Whether CPython 3.11's codec search finds `utf_8` for `name`: `encodings.normalize_encoding`
+/// (each run of characters other than letters, digits and `.` becomes one `_`, dropped at the
+/// ends; non-ASCII letters and digits are left out; the C lookup has lowercased ASCII), then
+/// the name itself or an alias from `encodings.aliases`, also with `.` read as `_` (the audit
+/// found `-e U8` and `-e cp65001` refused, which sacreBLEU reads as UTF-8).
+fn is_python_utf8(name: &str) -> bool {
+    const ALIASES: [&str; 6] = ["cp65001", "u8", "utf", "utf8", "utf8_ucs2", "utf8_ucs4"];
+    let mut norm = String::with_capacity(name.len());
+    let mut punct = false;
+    for c in name.chars() {
+        if c.is_alphanumeric() || c == '.' {
+            if punct && !norm.is_empty() {
+                norm.push('_');
+            }
+            if c.is_ascii() {
+                norm.push(c.to_ascii_lowercase());
+            }
+            punct = false;
+        } else {
+            punct = true;
+        }
+    }
+    norm == "utf_8"
+        || ALIASES.contains(&norm.as_str())
+        || ALIASES.contains(&norm.replace('.', "_").as_str())
 }
 
 /// The `rstrip`ped lines of a file (`open(file, newline="\n")`).
@@ -135,6 +162,47 @@ pub fn stdin_systems() -> Result<Vec<Vec<String>>, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names of the UTF-8 codec, against CPython 3.11's `codecs.lookup(name).name == "utf-8"`.
+    #[test]
+    fn python_s_names_of_utf_8() {
+        for name in [
+            "UTF-8",
+            "utf 8",
+            "Utf_8",
+            "utf--8",
+            "u8",
+            "U8",
+            "utf",
+            "cp65001",
+            "utf8_ucs4",
+            "utf8-ucs2",
+            "utf8 ",
+            " utf8",
+            "UTF8",
+            "utf+8",
+            "utf8\t",
+            "utf8.ucs2",
+            "-utf8-",
+        ] {
+            assert!(is_python_utf8(name), "{name:?}");
+        }
+        for name in [
+            "utf-8-sig",
+            "utf_8_sig",
+            "utf.8",
+            "utf8@x",
+            "ｕｔｆ８",
+            "utf_8.",
+            "utf..8",
+            "latin-1",
+            "utf-16",
+            "",
+            "utf_9",
+        ] {
+            assert!(!is_python_utf8(name), "{name:?}");
+        }
+    }
 
     /// Regression (docs audit): the exception's name and number were missing
     /// (`[Errno] No such file or directory`).

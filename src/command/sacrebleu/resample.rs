@@ -30,7 +30,7 @@ impl Seed {
         if text.to_lowercase() == "none" {
             return Ok(Seed { text, value: None });
         }
-        let v = super::args::py_int_big(&text).ok_or_else(|| {
+        let v = super::pynum::py_int_big(&text).ok_or_else(|| {
             format!("ValueError: invalid literal for int() with base 10: '{text}'")
         })?;
         let v = BigUint::try_from(v)

@@ -72,13 +72,28 @@ pub struct ChrfArgs {
 pub struct ChrfConfig {
     pub char_order: usize,
     pub word_order: usize,
-    pub beta: u32,
+    /// sacreBLEU's `beta` (`int`): the main command takes 0..=1000, the drop-in any absolute
+    /// value below 2^64.
+    pub beta: u64,
     pub lowercase: bool,
     /// Keep white space in character n-grams (`--chrf-whitespace`).
     pub whitespace: bool,
     /// chrF++.py-style smoothing of every order's F-score (`--chrf-eps-smoothing`) instead of
     /// sacreBLEU's default "effective order" averaging.
     pub eps_smoothing: bool,
+}
+
+impl ChrfConfig {
+    /// `factor = beta ** 2` and `1 + factor` of `CHRF._compute_f_score` as Python's
+    /// int-times-float sees them: each exact integer rounded once to the nearest double (ties
+    /// to even, as `int.__float__`). Squaring in `u32` wrapped past beta 65,535, and
+    /// `1.0 + factor` in doubles rounds twice, differing from Python's past 2^53.
+    #[must_use]
+    pub fn factors(&self) -> (f64, f64) {
+        let square = u128::from(self.beta) * u128::from(self.beta);
+        // Rust's integer-to-float `as` rounds to nearest, ties to even.
+        (square as f64, (square + 1) as f64)
+    }
 }
 
 impl Default for ChrfConfig {
@@ -374,7 +389,7 @@ impl Chrf {
     /// `CHRF._compute_f_score`, operation by operation.
     pub fn f_score(&self, stats: &[u64]) -> f64 {
         const EPS: f64 = 1e-16;
-        let factor = f64::from(self.config.beta * self.config.beta);
+        let (factor, one_plus) = self.config.factors();
         let mut score = 0.0;
         let (mut avg_p, mut avg_r) = (0.0f64, 0.0f64);
         let mut effective = 0u32;
@@ -383,11 +398,7 @@ impl Chrf {
             let p = if h > 0 { m as f64 / h as f64 } else { EPS };
             let rc = if r > 0 { m as f64 / r as f64 } else { EPS };
             let d = factor * p + rc;
-            score += if d > 0.0 {
-                (1.0 + factor) * p * rc / d
-            } else {
-                EPS
-            };
+            score += if d > 0.0 { one_plus * p * rc / d } else { EPS };
             if h > 0 && r > 0 {
                 avg_p += p;
                 avg_r += rc;
@@ -405,7 +416,7 @@ impl Chrf {
             avg_r /= f64::from(effective);
         }
         if avg_p + avg_r != 0.0 {
-            let mut s = (1.0 + factor) * avg_p * avg_r;
+            let mut s = one_plus * avg_p * avg_r;
             s /= factor * avg_p + avg_r;
             100.0 * s
         } else {
@@ -518,7 +529,7 @@ impl Registered for Chrf {
         Ok(ChrfConfig {
             char_order: args.chrf_char_order as usize,
             word_order: args.chrf_word_order as usize,
-            beta: args.chrf_beta,
+            beta: args.chrf_beta.into(),
             lowercase: common.lowercase,
             whitespace: args.chrf_whitespace,
             eps_smoothing: args.chrf_eps_smoothing,
@@ -570,11 +581,6 @@ impl Metric for Chrf {
             stats: stats.counts.clone(),
             best_ref: stats.best_ref,
         })
-    }
-
-    /// sacreBLEU warns about tokenized-looking hypotheses (`metrics/base.py`).
-    fn expects_detokenized(&self) -> bool {
-        true
     }
 
     fn new_totals(&self) -> ChrfTotals {

@@ -131,3 +131,29 @@ fn long_word_orders_on_a_huge_segment_count_exactly() {
     // The character orders (6 by default) come first.
     assert_eq!(stats.counts[3 * 6..], naive_triples(&h, &r, 25)[..]);
 }
+
+/// Regression (drop-in audit, 2026-11-27): sacreBLEU's `factor = beta ** 2` is a Python int;
+/// the `u32` square wrapped past beta 65,535 (a silent wrong chrF), and `1.0 + factor` rounded
+/// twice where Python rounds `1 + factor` once (values from CPython 3.11).
+#[test]
+fn beta_factors_are_python_s_int_to_float() {
+    let factors = |beta: u64| {
+        ChrfConfig {
+            beta,
+            ..ChrfConfig::default()
+        }
+        .factors()
+    };
+    assert_eq!(factors(2), (4.0, 5.0));
+    assert_eq!(factors(65_536), (4_294_967_296.0, 4_294_967_297.0));
+    // 94906267² = 9007199515875289, past 2^53: 9007199515875288.0 and 9007199515875290.0,
+    // where 9007199515875288.0 + 1.0 would be 9007199515875288.0.
+    assert_eq!(
+        factors(94_906_267),
+        (9_007_199_515_875_288.0, 9_007_199_515_875_290.0)
+    );
+    assert_eq!(
+        factors(u64::MAX),
+        (3.402_823_669_209_385e38, 3.402_823_669_209_385e38)
+    );
+}

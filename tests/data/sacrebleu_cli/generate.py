@@ -124,6 +124,24 @@ CASES = [
     # chrF without any order on one segment: sacreBLEU's sum_of_lists returns the one list as it
     # is (score 0.0), where two or more segments raise IndexError (the case above).
     ("sentence", ["audit/one_ref.txt", "-i", "audit/one_hyp.txt", "-m", "chrf", "-cc", "0", "-cw", "0"], None, {}),
+    # The drop-in audit of 2026-11-27: chrF's factor beta ** 2 is a Python int (a u32 square
+    # wrapped past 65,535; 1 + factor rounds once past 2^53), in the scores and the resamples.
+    ("output", ["refA.txt", "-m", "chrf", "--chrf-beta", "65536", "-f", "text", "-w", "17"], "sysA.txt", {}),
+    ("output", ["refA.txt", "-m", "chrf", "--chrf-beta", "94906267", "-w", "17"], "sysA.txt", {}),
+    ("output", ["refA.txt", "-m", "chrf", "--chrf-beta", "-18446744073709551615", "-cw", "2", "-w", "17", "-f", "text"], "sysA.txt", {}),
+    ("sentence", ["refA.txt", "-sl", "-m", "chrf", "--chrf-beta", "4294967296", "-w", "17", "-b"], "sysA.txt", {}),
+    ("confidence", ["refA.txt", "-i", "sysA.txt", "-ci", "-cin", "50", "-m", "chrf", "--chrf-beta", "100000", "-b", "-w", "17"], None, {}),
+    # Any -w up to INT_MAX: zeros past a double's 1,074 decimals (Rust's formatter panicked
+    # past 65,535); Python's two errors past it.
+    ("output", ["refA.txt", "-w", "65536", "-b"], "sysA.txt", {}),
+    ("output", ["refA.txt", "-m", "ter", "-w", "1075", "-f", "text"], "sysA.txt", {}),
+    ("errors", ["refA.txt", "-w", "2147483648", "-b"], "sysA.txt", {}),
+    ("errors", ["refA.txt", "-w", "9223372036854775808", "-b"], "sysA.txt", {}),
+    # float() takes an underscore only between digits (PEP 515).
+    ("parsing", ["refA.txt", "-s", "add-k", "-sv", "1__0", "-b"], "sysA.txt", {}),
+    ("parsing", ["refA.txt", "-s", "add-k", "-sv", "1e_5", "-b"], "sysA.txt", {}),
+    ("parsing", ["refA.txt", "-s", "add-k", "-sv", "_1", "-b"], "sysA.txt", {}),
+    ("parsing", ["refA.txt", "-s", "add-k", "-sv", "1_0.0_5", "-b", "-w", "6"], "sysA.txt", {}),
 ]
 
 
