@@ -154,4 +154,21 @@ mod tests {
         assert_eq!(json_string("a\"μ", false), "\"a\\\"μ\"");
         assert_eq!(fixed(0.25, 1), "0.2");
     }
+
+    /// `-w` as Python's format spec takes it (the messages of CPython 3.11), and bleu-stream's
+    /// own ceiling.
+    #[test]
+    fn widths_as_python_takes_them() {
+        assert_eq!(width(0), Ok(0));
+        assert_eq!(width(65_536), Ok(65_536));
+        assert_eq!(width(1_000_000), Ok(MAX_WIDTH));
+        let err = |w: i128| width(w).unwrap_err();
+        assert!(err(1_000_001).contains("at most 1000000 decimals"));
+        assert!(err(2_147_483_647).contains("sacreBLEU would print 2147483647"));
+        assert!(err(-1).ends_with("ValueError: Format specifier missing precision"));
+        assert!(err(2_147_483_648).ends_with("ValueError: precision too big"));
+        assert!(err(i128::from(i64::MAX)).ends_with("ValueError: precision too big"));
+        assert!(err(i128::from(i64::MAX) + 1)
+            .ends_with("ValueError: Too many decimal digits in format string"));
+    }
 }

@@ -19,10 +19,8 @@ pub fn py_int_big(s: &str) -> Option<num_bigint::BigInt> {
         _ => (false, t),
     };
     if digits.is_empty()
-        || digits.starts_with('_')
-        || digits.ends_with('_')
-        || digits.contains("__")
         || !digits.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+        || !underscores_between_digits(digits)
     {
         return None;
     }
@@ -30,17 +28,21 @@ pub fn py_int_big(s: &str) -> Option<num_bigint::BigInt> {
     Some(if neg { -v } else { v })
 }
 
+/// PEP 515 (`_Py_string_to_number_with_underscores`): every underscore stands between two
+/// digits, so `1__0`, `_1`, `1_.5` and `1e_5` are refused, `1_0.5` and `1e1_0` read.
+fn underscores_between_digits(t: &str) -> bool {
+    let b = t.as_bytes();
+    (0..b.len()).all(|i| {
+        b[i] != b'_'
+            || (i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+    })
+}
+
 /// Python's `float(s)` for the forms people type (digits of any script, as `int()`).
 pub fn py_float(s: &str) -> Option<f64> {
     let t = crate::unicode::py_number_ascii(s)?;
     let t = t.trim_matches(' ');
-    // PEP 515 (`_Py_string_to_number_with_underscores`): an underscore only between two
-    // digits, so `1__0`, `_1`, `1_.5` and `1e_5` are refused, `1_0.5` and `1e1_0` read.
-    let b = t.as_bytes();
-    let between_digits = |i: usize| {
-        i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit)
-    };
-    if (0..b.len()).any(|i| b[i] == b'_' && !between_digits(i)) {
+    if !underscores_between_digits(t) {
         return None;
     }
     let t = t.replace('_', "");
@@ -85,5 +87,9 @@ mod tests {
         ] {
             assert_eq!(py_float(s), Some(v), "{s}");
         }
+        for s in ["1__0", "_1", "1_", "-_1", "1_ 0"] {
+            assert_eq!(py_int(s), None, "{s}");
+        }
+        assert_eq!(py_int(" -1_0_0 "), Some(-100));
     }
 }
