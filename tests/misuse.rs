@@ -426,8 +426,8 @@ fn many_ngram_orders_lower_the_line_limit() {
     assert!(
         err.contains(
             "warning: lines longer than 81920 bytes will be skipped (--gleu-max-len 1024: every \
-             n-gram order takes memory per token, so lines are limited to --max-line-bytes × 5 \
-             / 1024)"
+             n-gram order takes memory or time per token, so lines are limited to \
+             --max-line-bytes × 5 / 1024)"
         ),
         "{err}"
     );
@@ -445,4 +445,88 @@ fn many_ngram_orders_lower_the_line_limit() {
     );
     assert_eq!(out.stdout_str().lines().count(), 3);
     assert!(!out.stdout_str().lines().nth(1).unwrap().is_empty());
+}
+
+/// Regression (numeric-extremes audit, 2026-11-27): character n-grams are counted order by
+/// order, and `--nltk-chrf-max-len 1024` scored a 1.75 MB line for 331 s (a stop waiting for
+/// it); chrF and NLTK chrF past their default orders now lower the line limit as the word
+/// metrics do, and the defaults (chrF, chrF++, NLTK's 1..6) keep all of `--max-line-bytes`. The
+/// limit is `--max-line-bytes × base / orders` rounded down once (it was divided first: 80
+/// instead of 83 below).
+#[test]
+fn many_character_orders_lower_the_line_limit() {
+    let long = "ab ".repeat(40_000);
+    let input = format!("a b\ta b\n{long}\t{long}\nc\tc\n");
+    for (args, limit, option) in [
+        (
+            &["-m", "nltk-chrf", "--nltk-chrf-max-len", "1024"][..],
+            6_144,
+            "--nltk-chrf-min-len 1 --nltk-chrf-max-len 1024",
+        ),
+        (
+            &[
+                "-m",
+                "chrf",
+                "--chrf-char-order",
+                "64",
+                "--chrf-word-order",
+                "64",
+            ],
+            65_536,
+            "--chrf-char-order 64 --chrf-word-order 64",
+        ),
+    ] {
+        let out = run(&[args, &["--max-line-bytes", "1M"]].concat(), &input);
+        out.assert_success();
+        let err = out.stderr_str();
+        assert!(
+            err.contains(&format!(
+                "lines longer than {limit} bytes will be skipped ({option}:"
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!(
+                "line 2: line of 240001 bytes is longer than {limit} bytes"
+            )),
+            "{err}"
+        );
+        let stdout = out.stdout_str();
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), 3, "{}", out.describe());
+        assert_eq!(lines[1], "", "{args:?}");
+    }
+    for args in [
+        &["-m", "chrf"][..],
+        &["-m", "chrf", "--chrf-word-order", "2"],
+        &["-m", "nltk-chrf"],
+        &[
+            "-m",
+            "nltk-chrf",
+            "--nltk-chrf-min-len",
+            "2",
+            "--nltk-chrf-max-len",
+            "7",
+        ],
+    ] {
+        let out = run(args, &input);
+        out.assert_success();
+        assert!(
+            !out.stderr_str().contains("longer than"),
+            "{}",
+            out.describe()
+        );
+    }
+    let l = format!("{}b\t{}bb\n", "a ".repeat(20), "a ".repeat(19));
+    assert_eq!(l.len(), 83);
+    let out = run(
+        &["--max-line-bytes", "100", "--max-ngram-order", "6", "-b"],
+        &l,
+    );
+    out.assert_success();
+    assert!(
+        out.stderr_str().contains("lines longer than 83 bytes"),
+        "{}",
+        out.describe()
+    );
 }

@@ -16,7 +16,7 @@ use super::options::CommonArgs;
 use super::pymath::fixed;
 use super::score::{self, Piece, Score};
 use super::Registered;
-use super::{saved, Metric};
+use super::{saved, Metric, NgramOrders};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
@@ -453,9 +453,9 @@ impl Metric for Bleu {
         "bleu"
     }
 
-    fn ngram_orders(&self) -> Option<(usize, String)> {
+    fn ngram_orders(&self) -> Option<NgramOrders> {
         let n = self.config.max_ngram_order;
-        Some((n, format!("--max-ngram-order {n}")))
+        Some(NgramOrders::words(n, format!("--max-ngram-order {n}")))
     }
 
     fn config(&self) -> &BleuConfig {

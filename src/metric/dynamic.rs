@@ -8,7 +8,7 @@ use std::any::Any;
 
 use serde_json::Value;
 
-use super::{Metric, Score};
+use super::{Metric, NgramOrders, Score};
 use crate::input::Segment;
 
 /// What the rest of the program needs of a metric, with the types erased.
@@ -55,7 +55,7 @@ pub trait DynMetric: Send + Sync {
     /// See [`Metric::max_batch_segments`].
     fn max_batch_segments(&self) -> usize;
     /// See [`Metric::ngram_orders`].
-    fn ngram_orders(&self) -> Option<(usize, String)>;
+    fn ngram_orders(&self) -> Option<NgramOrders>;
     /// Empty corpus totals.
     fn new_totals(&self) -> Box<dyn Any + Send>;
     /// Adds entry `index` of `batch` to `totals`.
@@ -153,7 +153,7 @@ impl<M: Metric> DynMetric for M {
         Metric::max_batch_segments(self)
     }
 
-    fn ngram_orders(&self) -> Option<(usize, String)> {
+    fn ngram_orders(&self) -> Option<NgramOrders> {
         Metric::ngram_orders(self)
     }
 

@@ -15,7 +15,7 @@ use super::nltk_bleu::NLTK_VERSION;
 use super::options::CommonArgs;
 use super::score::{self, Piece, Score};
 use super::Registered;
-use super::{saved, Metric};
+use super::{saved, Metric, NgramOrders};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
@@ -264,9 +264,9 @@ impl Metric for Gleu {
         "gleu"
     }
 
-    fn ngram_orders(&self) -> Option<(usize, String)> {
+    fn ngram_orders(&self) -> Option<NgramOrders> {
         let n = self.config.max_len;
-        Some((n, format!("--gleu-max-len {n}")))
+        Some(NgramOrders::words(n, format!("--gleu-max-len {n}")))
     }
 
     fn config(&self) -> &GleuConfig {

@@ -33,6 +33,29 @@ use serde_json::Value;
 
 use crate::input::Segment;
 
+/// The n-gram orders a metric's settings count ([`Metric::ngram_orders`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NgramOrders {
+    /// Orders counted.
+    pub orders: usize,
+    /// Orders counted at the defaults of the metric's family, up to which a line may take the
+    /// whole `--max-line-bytes`: 5 for word n-grams (BLEU's 4, NIST's 5), more for chrF.
+    pub base: usize,
+    /// The option that asks for them (`--gleu-max-len 1024`).
+    pub option: String,
+}
+
+impl NgramOrders {
+    /// Orders of word n-grams: the base is 5 (BLEU's 4, NIST's 5).
+    pub fn words(orders: usize, option: String) -> Self {
+        NgramOrders {
+            orders,
+            base: 5,
+            option,
+        }
+    }
+}
+
 /// A metric, typed: what one segment yields, what a corpus sums, and the scratch space of a worker.
 pub trait Metric: Send + Sync + 'static {
     /// Statistics of one segment.
@@ -82,12 +105,11 @@ pub trait Metric: Send + Sync + 'static {
     fn max_batch_segments(&self) -> usize {
         crate::input::reader::MAX_RECORDS
     }
-    /// The word n-gram orders this metric's settings count, with the option that sets them
-    /// (`(1024, "--gleu-max-len 1024")`); `None` for a metric whose memory does not grow with
-    /// them. A segment's n-gram ids take 4 bytes per token and order, so above
-    /// `LineLimit::BASE_ORDERS` the longest line scored shrinks in proportion
-    /// (`pipeline::LineLimit`).
-    fn ngram_orders(&self) -> Option<(usize, String)> {
+    /// The n-gram orders this metric's settings count, against the orders its defaults count
+    /// (`None` for a metric whose cost per line does not grow with orders). Word n-gram ids take
+    /// 4 bytes per token and order, and character n-grams are counted order by order, so above
+    /// the default orders the longest line scored shrinks in proportion (`pipeline::LineLimit`).
+    fn ngram_orders(&self) -> Option<NgramOrders> {
         None
     }
     /// A warning about one segment that its row may not carry (`-b`, `--corpus-only` write

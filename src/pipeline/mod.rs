@@ -23,7 +23,7 @@ use crate::groups::Groups;
 use crate::input::group::GroupBy;
 use crate::input::reader::{self, Batch, Plan, ReaderState};
 use crate::input::{frame, Framing, Utf8Policy};
-use crate::metric::DynMetric;
+use crate::metric::{DynMetric, NgramOrders};
 use crate::output::{CorpusReport, Format, RowScratch, RowWriter, Sink};
 use crate::signals::Event;
 
@@ -70,48 +70,48 @@ pub struct Settings {
     pub line_limit: Option<LineLimit>,
 }
 
-/// The longest line scored when a metric counts more word n-gram orders than
-/// [`LineLimit::BASE_ORDERS`]: a segment's n-gram ids take 4 bytes per token and order, so
+/// The longest line scored when a metric counts more n-gram orders than its defaults
+/// ([`NgramOrders`]): a segment's word n-gram ids take 4 bytes per token and order, so
 /// `--gleu-max-len 1024` on a 16 MiB line of one-byte tokens would want tens of GiB (an
-/// allocation failure aborts the process and loses every row). The limit is
-/// `--max-line-bytes × BASE_ORDERS / orders`, which keeps the memory per line what it is at the
-/// default orders; a longer line is a bad line that says so.
+/// allocation failure aborts the process and loses every row), and character n-grams are
+/// counted order by order (`--nltk-chrf-max-len 1024` took 331 s on a 1.75 MB line, a stop
+/// waiting for it). The limit is `--max-line-bytes × base / orders`, which keeps the memory and
+/// time per line what they are at the default orders; a longer line is a bad line that says so.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineLimit {
     /// Bytes of a line (its fields and the TABs between them) at most.
     pub bytes: usize,
-    /// The most orders a metric counts, and the option that asks for them.
-    orders: usize,
-    option: String,
+    /// The metric's orders that set it (the one with the lowest limit).
+    orders: NgramOrders,
 }
 
 impl LineLimit {
-    /// Orders up to this many keep the whole `--max-line-bytes` (BLEU's 4, NIST's 5).
-    pub const BASE_ORDERS: usize = 5;
-
-    /// The limit for these metrics, if one of them counts more than [`Self::BASE_ORDERS`].
+    /// The limit for these metrics, if one of them counts more orders than its defaults.
     pub fn for_metrics<'a>(
         metrics: impl IntoIterator<Item = &'a dyn DynMetric>,
         max_line_bytes: usize,
     ) -> Option<Self> {
-        let (orders, option) = metrics
+        metrics
             .into_iter()
             .filter_map(|m| m.ngram_orders())
-            .max_by_key(|(orders, _)| *orders)?;
-        (orders > Self::BASE_ORDERS).then(|| LineLimit {
-            bytes: max_line_bytes / orders * Self::BASE_ORDERS,
-            orders,
-            option,
-        })
+            .filter(|o| o.orders > o.base)
+            .map(|orders| LineLimit {
+                // In 64 bits: `--max-line-bytes` is at most 1 GiB and `base` small.
+                bytes: usize::try_from(
+                    max_line_bytes as u64 * orders.base as u64 / orders.orders as u64,
+                )
+                .expect("below --max-line-bytes"),
+                orders,
+            })
+            .min_by_key(|l| l.bytes)
     }
 
     /// Why, with the limit it divides (`--max-line-bytes`).
     fn why(&self, of: &str) -> String {
+        let o = &self.orders;
         format!(
-            "{}: every n-gram order takes memory per token, so lines are limited to {of} × {} / {}",
-            self.option,
-            Self::BASE_ORDERS,
-            self.orders
+            "{}: every n-gram order takes memory or time per token, so lines are limited to {of} × {} / {}",
+            o.option, o.base, o.orders
         )
     }
 

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::options::CommonArgs;
 use super::score::{self, Piece, Score};
 use super::Registered;
-use super::{saved, Metric};
+use super::{saved, Metric, NgramOrders};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{
     CharNgrams, ClipWorkspace, CountTables, NgramIds, NgramIndex, SortedNgrams, Spaces, Vocab,
@@ -557,6 +557,20 @@ impl Metric for Chrf {
 
     fn key(&self) -> &'static str {
         "chrf"
+    }
+
+    /// Character and word n-grams are counted order by order, so a line's time grows with the
+    /// orders: past chrF++'s 6 + 2, the line limit shrinks.
+    fn ngram_orders(&self) -> Option<NgramOrders> {
+        let c = &self.config;
+        Some(NgramOrders {
+            orders: c.char_order + c.word_order,
+            base: 8,
+            option: format!(
+                "--chrf-char-order {} --chrf-word-order {}",
+                c.char_order, c.word_order
+            ),
+        })
     }
 
     fn config(&self) -> &ChrfConfig {

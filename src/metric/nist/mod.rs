@@ -62,8 +62,8 @@ use serde_json::{Map, Value};
 use super::nltk_bleu::NLTK_VERSION;
 use super::options::CommonArgs;
 use super::score::{Piece, Score};
-use super::Metric;
 use super::Registered;
+use super::{Metric, NgramOrders};
 use crate::input::{RefCounts, Segment};
 use crate::tokenize::mteval::MtevalTokenizer;
 
@@ -269,9 +269,9 @@ impl Metric for Nist {
         "nist"
     }
 
-    fn ngram_orders(&self) -> Option<(usize, String)> {
+    fn ngram_orders(&self) -> Option<NgramOrders> {
         let n = self.config.order;
-        Some((n, format!("--nist-order {n}")))
+        Some(NgramOrders::words(n, format!("--nist-order {n}")))
     }
 
     fn config(&self) -> &NistConfig {

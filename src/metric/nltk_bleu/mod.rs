@@ -29,8 +29,8 @@ use smallvec::{smallvec, SmallVec};
 use super::options::CommonArgs;
 use super::pymath::{exp, fsum, parse_py_number, u64_ratio, Num, PyError};
 use super::score::{self, Piece, Score, Variants};
-use super::Metric;
 use super::Registered;
+use super::{Metric, NgramOrders};
 use crate::input::{RefCounts, Segment};
 use crate::ngram::{clipped_matches, ClipWorkspace};
 use crate::tokenize::{Scratch, Tokenizer, Tokens};
@@ -491,8 +491,8 @@ impl Metric for NltkBleu {
         "nltk-bleu"
     }
 
-    fn ngram_orders(&self) -> Option<(usize, String)> {
-        Some((
+    fn ngram_orders(&self) -> Option<NgramOrders> {
+        Some(NgramOrders::words(
             self.index_order,
             format!("--weights of {} orders", self.max_order),
         ))
