@@ -379,14 +379,24 @@ pub struct Config {
 
 /// The scoring command's options: [`Args`] plus every registered metric's own options.
 pub fn command() -> clap::Command {
-    // `-w -1`, `--fail-under -5`, `--smooth-value -1`: a negative number after an option that
-    // takes a value is that value, which the option's parser then accepts or refuses with its
-    // own message. Without this clap took it for an unknown option and suggested `-- -1`,
-    // which passes it as a FILE (found by the input audit).
-    registry::augment(Args::command()).mut_args(|arg| {
+    hyphen_values(registry::augment(Args::command()))
+}
+
+/// `-w -1`, `--fail-under -5`, `--fail-under -inf`, `--smooth-value -nan`: the word after an
+/// option that takes one value is that value, even when it starts with a hyphen, and the
+/// option's parser then accepts or refuses it with its own message. Without this clap took it
+/// for an unknown option and suggested `-- -1`, which passes it as a FILE (found by the input
+/// audit); `allow_negative_numbers` alone still refused `-inf` (the numeric-extremes audit),
+/// and `merge` had neither. Options that take several values (`compare -i`) or an optional
+/// one (`--confidence[=METHOD]`) are left as they are: a hyphen word after them is an option.
+pub fn hyphen_values(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|arg| {
         let option = arg.get_long().is_some() || arg.get_short().is_some();
-        if option && arg.get_action().takes_values() {
-            arg.allow_negative_numbers(true)
+        let one_value = arg
+            .get_num_args()
+            .is_none_or(|n| n.min_values() == 1 && n.max_values() == 1);
+        if option && arg.get_action().takes_values() && one_value && !arg.is_require_equals_set() {
+            arg.allow_hyphen_values(true)
         } else {
             arg
         }

@@ -19,11 +19,14 @@ use crate::diagnostic::{diagnostic, io_message};
 use crate::status;
 
 /// Parses a subcommand's arguments with clap, handling `--help` and usage errors like the
-/// scoring command does.
+/// scoring command does (a hyphen word as an option's value too: [`crate::cli::hyphen_values`]).
 pub fn parse<T: clap::Parser>(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Result<T, ExitCode> {
-    T::try_parse_from(args).map_err(clap_exit)
+    crate::cli::hyphen_values(T::command())
+        .try_get_matches_from(args)
+        .and_then(|m| T::from_arg_matches(&m))
+        .map_err(clap_exit)
 }
 
 /// What a clap error means for the process: `--help`/`--version` printed (status 0, or as

@@ -41,7 +41,7 @@ pub enum Beta {
 
 impl Beta {
     /// Parses `--nltk-chrf-beta`: an integer literal is a Python `int`, anything else a float.
-    /// An integer beyond 64 bits is refused: Python squares it exactly (and raises converting
+    /// An integer beyond the signed 64-bit range is refused: Python squares it exactly (and raises converting
     /// a square over the double range), which a float stand-in would only approximate.
     pub fn parse(s: &str) -> Result<Beta, String> {
         let s = s.trim();
@@ -51,8 +51,8 @@ impl Beta {
         let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
         if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(format!(
-                "the integer '{s}' is beyond 64 bits; give it as a float (such as {}) for \
-                 NLTK's float arithmetic",
+                "the integer '{s}' is beyond 64 bits (-2^63..2^63-1); give it as a float (such \
+                 as {}) for NLTK's float arithmetic",
                 s.parse::<f64>()
                     .map_or("1e30".to_owned(), |f| format!("{f:e}"))
             ));

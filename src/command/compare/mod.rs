@@ -146,7 +146,7 @@ pub struct CompareArgs {
 /// The `compare` command: [`CompareArgs`] plus every registered metric's own options, so
 /// that a metric is set up exactly as the scoring command sets it up.
 pub fn command() -> clap::Command {
-    registry::augment(CompareArgs::command())
+    crate::cli::hyphen_values(registry::augment(CompareArgs::command()))
 }
 
 /// Runs `bleu-stream compare` (`args` includes the program name and `compare`).

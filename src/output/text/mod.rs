@@ -34,6 +34,17 @@ pub fn empty_fields(columns: usize, out: &mut Vec<u8>) {
     out.extend(std::iter::repeat_n(b'\t', columns.saturating_sub(1)));
 }
 
+/// sacreBLEU's ` (μ = 34.7 ± 3.0)`, the numbers as [`score`] prints them (a NaN interval of an
+/// infinite score is `nan`, as Python spells it; Rust's `{:.2}` wrote `NaN`).
+fn interval(mean: f64, ci: f64, width: usize, s: &mut String) {
+    let _ = write!(
+        s,
+        " (\u{3bc} = {} \u{b1} {})",
+        score(mean, width),
+        score(ci, width)
+    );
+}
+
 /// A metric's one-line text form with `width` decimals: its [`Piece`]s, with sacreBLEU's
 /// ` (μ = 34.7 ± 3.0)` right after the first score when there is a confidence interval.
 pub fn line(score: &Score, width: usize) -> String {
@@ -45,7 +56,7 @@ pub fn line(score: &Score, width: usize) -> String {
             Piece::Score(x) => {
                 s.push_str(&self::score(*x, width));
                 if let Some(c) = confidence.take() {
-                    let _ = write!(s, " (\u{3bc} = {:.width$} \u{b1} {:.width$})", c.mean, c.ci);
+                    interval(c.mean, c.ci, width, &mut s);
                 }
             }
         }
@@ -66,7 +77,7 @@ pub fn score_only(m: &Score, width: usize) -> String {
     }
     let mut s = score(m.value, width);
     if let Some(c) = m.confidence {
-        let _ = write!(s, " (\u{3bc} = {:.width$} \u{b1} {:.width$})", c.mean, c.ci);
+        interval(c.mean, c.ci, width, &mut s);
     }
     s
 }
