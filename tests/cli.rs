@@ -1400,43 +1400,6 @@ fn nltk_chrf_report_counts_sentences_in_english() {
     );
 }
 
-/// A word starting with a hyphen after an option that takes one value is that value, and the
-/// option's own parser judges it (regression, numeric-extremes audit 2026-11-27: `--fail-under
-/// -inf` and `--smooth-value -inf` were "unexpected argument '-i'", and `merge` took no
-/// negative number at all: `merge -w -1`, `merge --fail-under -5`).
-#[test]
-fn a_hyphen_word_after_an_option_is_its_value() {
-    let input = "a b c d\ta b c e\n";
-    let out = run(&["-b", "--fail-under", "-inf"], input);
-    out.assert_success();
-    assert_eq!(out.stdout_str(), "59.46\n");
-    let out = run(&["-b", "-s", "floor", "--smooth-value", "-inf"], input);
-    crate::util::assert_refused(
-        &out,
-        2,
-        &["--smooth-value must be a non-negative number, not -inf"],
-    );
-    let out = run(&["-w", "-b"], input);
-    crate::util::assert_refused(&out, 2, &["invalid value '-b' for '--width <N>'"]);
-    let dir = crate::util::TempDir::new("hyphen-values");
-    let stats = run(&["--emit", "stats"], input);
-    stats.assert_success();
-    let doc = dir.file_str("s.json", &stats.stdout_str());
-    let merge = |args: &[&str]| Cmd::new().arg("merge").args(args).arg(&doc).run();
-    let out = merge(&["-b", "--fail-under", "-5"]);
-    out.assert_success();
-    assert_eq!(out.stdout_str(), "59.46\n");
-    crate::util::assert_refused(&merge(&["-w", "-1"]), 2, &["-1 is not in 0..=17"]);
-    // An option with an optional value leaves the next option alone.
-    let out = run(&["-b", "--confidence", "-w", "2"], input);
-    out.assert_success();
-    assert!(
-        out.stdout_str().starts_with("59.46 (μ = "),
-        "{}",
-        out.describe()
-    );
-}
-
 /// Regression (numeric-extremes audit, 2026-11-27): an interval of an infinite score printed
 /// Rust's `NaN`; Python spells it `nan`, as the scores are.
 #[test]

@@ -1,7 +1,10 @@
 //! Command-line interface: the options (clap) and their translation into run settings.
 
+mod count;
 mod duration;
 pub mod misuse;
+
+pub use count::count;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -123,7 +126,7 @@ pub struct Args {
     pub corpus_only: bool,
 
     /// Write a running corpus report every N input lines.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_LINE_NUMBER))]
+    #[arg(long, value_name = "N", value_parser = count(1, MAX_LINE_NUMBER))]
     pub every: Option<u64>,
 
     /// Output format: text rows and reports, or JSON Lines records on stdout.
@@ -177,7 +180,7 @@ pub struct Args {
     /// Number of the first input line, for a shard of a larger input: rows, diagnostics and the
     /// weights of --confidence=streaming use global line numbers, so shards merge exactly.
     #[arg(long, value_name = "N", default_value_t = 1, help_heading = "Scaling out",
-          value_parser = clap::value_parser!(u64).range(1..=MAX_LINE_NUMBER))]
+          value_parser = count(1, MAX_LINE_NUMBER))]
     pub first_line: u64,
 
     /// Confidence interval of corpus scores (bleu, chrf, ter, gleu): `bootstrap` (the default; like
@@ -191,7 +194,7 @@ pub struct Args {
     /// Resamples of --confidence (sacreBLEU --confidence-n), or replicates of
     /// --confidence=streaming.
     #[arg(long, value_name = "N", default_value_t = 1000, help_heading = "Significance",
-          value_parser = clap::value_parser!(u64).range(1..=crate::confidence::MAX_SAMPLES))]
+          value_parser = count(1, crate::confidence::MAX_SAMPLES))]
     pub confidence_n: u64,
 
     /// Seed of the resampling (sacreBLEU's SACREBLEU_SEED default is 12345 too).
@@ -199,7 +202,8 @@ pub struct Args {
         long,
         value_name = "N",
         default_value_t = 12345,
-        help_heading = "Significance"
+        help_heading = "Significance",
+        value_parser = count(0, u64::MAX)
     )]
     pub seed: u64,
 
@@ -220,7 +224,7 @@ pub struct Args {
     /// (exit status 2); rows and the final report cover the lines before it.
     #[arg(long, value_name = "N", default_value_t = crate::groups::DEFAULT_MAX as u64,
           help_heading = "Groups", requires = "group_by",
-          value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+          value_parser = count(1, 100_000_000))]
     pub max_groups: u64,
 
     /// At every report, atomically replace PATH with the report as JSON (the JSONL corpus

@@ -140,7 +140,10 @@ fn file_names_in_diagnostics_cannot_drive_the_terminal() {
 
 /// Regression (input audit): a negative number after an option that takes one was "unexpected
 /// argument '-1'" with clap's tip to pass it as `-- -1` (a FILE); it is the option's value now,
-/// accepted or refused by the option's own check.
+/// accepted or refused by the option's own check. Regressions (numeric-extremes audit,
+/// 2026-11-27): `-inf` and other hyphen words were still "unexpected argument '-i'", `merge`
+/// took no negative number at all, and count options said "invalid digit found in string"
+/// (`--seed -1`) or "number too large to fit in target type" instead of their range.
 #[test]
 fn negative_numbers_are_option_values() {
     for (args, says) in [
@@ -150,7 +153,21 @@ fn negative_numbers_are_option_values() {
             &["--smooth-value", "-1"],
             "--smooth-value must be a non-negative number, not -1",
         ),
+        (
+            &["-s", "floor", "--smooth-value", "-inf"],
+            "--smooth-value must be a non-negative number, not -inf",
+        ),
         (&["--max-line-bytes", "-5"], "'-5' is not a size"),
+        (&["-w", "-b"], "invalid value '-b' for '--width <N>'"),
+        (&["--seed", "-1"], "-1 is not in 0..=18446744073709551615"),
+        (
+            &["--seed", "18446744073709551616"],
+            "18446744073709551616 is not in 0..=18446744073709551615",
+        ),
+        (&["--every", "-1"], "-1 is not in 1..=9007199254740992"),
+        (&["--first-line", "-0"], "-0 is not in 1..=9007199254740992"),
+        (&["--confidence-n", "-1"], "-1 is not in 1..=1000000"),
+        (&["--every", "1.5"], "'1.5' is not a whole number"),
     ] {
         let out = Cmd::new().args(args).stdin(LINE).run();
         assert_eq!(out.code, Some(2), "{args:?}: {}", out.describe());
@@ -161,11 +178,44 @@ fn negative_numbers_are_option_values() {
         );
     }
     // A negative threshold is a threshold.
+    for threshold in ["-1", "-inf"] {
+        let out = Cmd::new()
+            .args(["--fail-under", threshold, "-b"])
+            .stdin(LINE)
+            .run();
+        out.assert_success();
+    }
+    // An option with an optional value leaves the next option alone.
     let out = Cmd::new()
-        .args(["--fail-under", "-1", "-b"])
+        .args(["-b", "--confidence", "-w", "2"])
         .stdin(LINE)
         .run();
     out.assert_success();
+    assert!(out.stdout_str().contains(" (μ = "), "{}", out.describe());
+    // merge and compare as the scoring command.
+    let dir = crate::util::TempDir::new("negative-values");
+    let stats = Cmd::new().args(["--emit", "stats"]).stdin(LINE).run();
+    stats.assert_success();
+    let doc = dir.file_str("s.json", &stats.stdout_str());
+    let merge = |args: &[&str]| Cmd::new().arg("merge").args(args).arg(&doc).run();
+    let out = merge(&["-b", "--fail-under", "-5"]);
+    out.assert_success();
+    assert_eq!(out.stdout_str(), "100.00\n");
+    assert_refused(&merge(&["-w", "-1"]), 2, &["-1 is not in 0..=17"]);
+    let sys = dir.file_str("sys.txt", "a b c d\n");
+    let out = Cmd::new()
+        .args([
+            "compare",
+            "-r",
+            &sys,
+            "-i",
+            &sys,
+            &sys,
+            "--paired-bs-n",
+            "-5",
+        ])
+        .run();
+    assert_refused(&out, 2, &["-5 is not in 1..=10000000"]);
 }
 
 /// Regression (docs audit): `-m nist --nist-order 0` in mteval mode printed a report with

@@ -102,18 +102,19 @@ pub struct CompareArgs {
 
     /// Resamples of --paired-bs.
     #[arg(long, value_name = "N", default_value_t = BOOTSTRAP_SAMPLES as u64,
-          help_heading = "Tests", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+          help_heading = "Tests", value_parser = crate::cli::count(1, 10_000_000))]
     pub paired_bs_n: u64,
 
     /// Trials of --paired-ar.
     #[arg(long, value_name = "N", default_value_t = RANDOMIZATION_TRIALS as u64,
-          help_heading = "Tests", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+          help_heading = "Tests", value_parser = crate::cli::count(1, 10_000_000))]
     pub paired_ar_n: u64,
 
     /// Seed of the random draws (sacreBLEU's SACREBLEU_SEED default is 12345 too). The same
     /// seed gives the same p-values on every machine and for every number of threads; they are
     /// not sacreBLEU's, whose random numbers come from NumPy.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "Tests")]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED, help_heading = "Tests",
+          value_parser = crate::cli::count(0, u64::MAX))]
     pub seed: u64,
 
     /// Decimals of printed scores (p-values always have 4).
