@@ -573,12 +573,19 @@ fn merge_caps_the_number_of_groups() {
         4,
         "the overall record and 3 groups"
     );
-    for bad in ["0", "100000001", "x"] {
+    // The scoring command's range and messages (`cli::count`).
+    for (bad, says) in [
+        ("0", "0 is not in 1..=100000000"),
+        ("100000001", "100000001 is not in 1..=100000000"),
+        ("-1", "-1 is not in 1..=100000000"),
+        ("x", "'x' is not a whole number"),
+    ] {
         let out = Cmd::new()
             .args(["merge", "--max-groups", bad])
             .stdin(stats.stdout.clone())
             .run();
         assert_eq!(out.code, Some(2), "{bad}: {}", out.describe());
+        assert!(out.stderr_str().contains(says), "{bad}: {}", out.describe());
     }
 }
 

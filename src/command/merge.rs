@@ -88,17 +88,9 @@ pub struct MergeArgs {
     /// At most N distinct groups in all the documents (of runs with --group-by): one more is
     /// an error (status 2). Each group holds its own totals, so this bounds memory as
     /// --max-document-bytes does.
-    #[arg(long, value_name = "N", default_value_t = crate::groups::DEFAULT_MAX,
-          value_parser = max_groups)]
-    pub max_groups: usize,
-}
-
-/// `--max-groups`: 1 to 100,000,000, as the scoring command's.
-fn max_groups(text: &str) -> Result<usize, String> {
-    match text.trim().parse::<u64>() {
-        Ok(n @ 1..=100_000_000) => Ok(n as usize),
-        _ => Err(format!("'{text}' is not in 1..=100000000")),
-    }
+    #[arg(long, value_name = "N", default_value_t = crate::groups::DEFAULT_MAX as u64,
+          value_parser = crate::cli::count(1, 100_000_000))]
+    pub max_groups: u64,
 }
 
 /// Runs `bleu-stream merge` (`args` includes the program name and `merge`).
@@ -238,7 +230,9 @@ fn read_all(args: &MergeArgs) -> Result<Merged, (u8, String)> {
         };
         let m = match &mut merged {
             Some(m) => m,
-            None => merged.insert(Merged::new(&doc.value, args.max_groups).map_err(context)?),
+            None => {
+                merged.insert(Merged::new(&doc.value, args.max_groups as usize).map_err(context)?)
+            }
         };
         m.add(&doc.value).map_err(context)?;
     }
