@@ -50,6 +50,13 @@ impl Method {
 /// Most resamples or replicates (`--confidence-n`, and in a merged stats document).
 pub const MAX_SAMPLES: u64 = 1_000_000;
 
+/// What the replicates of `--confidence=streaming` may take: `--confidence-n` sums of every
+/// metric's vector (8 bytes each), allocated before the first line. The audit's `-m bleu,chrf
+/// --max-ngram-order 64 --chrf-char-order 64 --chrf-word-order 64 --confidence-n 1000000`
+/// asked for 4.1 GB and aborted on a failed allocation. With `--group-by`, all groups' together
+/// stay within it too (`groups.rs`).
+pub const REPLICATE_BUDGET: usize = 1 << 30;
+
 /// `--confidence`, `--confidence-n`, `--seed`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings {
@@ -109,6 +116,7 @@ impl Resampler {
     /// Resampling for `metrics`; `Err` names a metric that cannot be resampled.
     pub fn new(settings: Settings, metrics: &[Box<dyn DynMetric>]) -> Result<Resampler, String> {
         let mut parts = Vec::new();
+        let mut streaming_width = 0usize;
         for m in metrics {
             let width = m.vector_len().ok_or_else(|| {
                 format!(
@@ -118,6 +126,23 @@ impl Resampler {
                     resampled_metrics().join(", ")
                 )
             })?;
+            if settings.method == Method::Streaming {
+                streaming_width += width;
+            }
+        }
+        let bytes = streaming_width
+            .saturating_mul(settings.samples)
+            .saturating_mul(8);
+        if bytes > REPLICATE_BUDGET {
+            return Err(format!(
+                "--confidence=streaming keeps {} replicates of {streaming_width} sums with these \
+                 metrics, {} MiB, more than 1 GiB: lower --confidence-n (or the metrics' orders)",
+                settings.samples,
+                bytes >> 20
+            ));
+        }
+        for m in metrics {
+            let width = m.vector_len().expect("checked above");
             parts.push(match settings.method {
                 Method::Bootstrap => Part::Bootstrap(Vectors::new(width)),
                 Method::Streaming => Part::Streaming(Replicates::new(width, settings.samples)),

@@ -11,7 +11,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::confidence::{self, Resampler, SavedResampling};
+use crate::confidence::{self, Resampler, SavedResampling, REPLICATE_BUDGET};
 use crate::input::group::MAX_KEY_BYTES;
 use crate::metric::{saved, DynMetric};
 use crate::output::GroupReport;
@@ -57,14 +57,12 @@ pub struct Groups {
     resampling: Option<confidence::Settings>,
 }
 
-/// What the replicates of `--confidence=streaming` may take over all groups: every group keeps
-/// its own `--confidence-n` replicate sums of every metric, allocated when the group is first
-/// seen, so 10,000 groups of four metrics at the default 1000 replicates wanted 2.6 GB, and 100
-/// groups at 1,000,000 replicates ended in an allocation failure that lost every row.
-pub const REPLICATE_BUDGET: usize = 1 << 30;
-
 /// The bytes of one group's replicates (`samples` replicates of `width` 8-byte sums) when
-/// `groups` groups of them exceed [`REPLICATE_BUDGET`].
+/// `groups` groups of them exceed [`REPLICATE_BUDGET`], which bounds the replicates of all
+/// groups as it bounds one run's: every group keeps its own `--confidence-n` replicate sums of
+/// every metric, allocated when the group is first seen, so 10,000 groups of four metrics at
+/// the default 1000 replicates wanted 2.6 GB, and 100 groups at 1,000,000 replicates ended in
+/// an allocation failure that lost every row.
 fn over_replicate_budget(groups: usize, samples: usize, width: usize) -> Option<usize> {
     let per_group = samples.saturating_mul(width).saturating_mul(8);
     (groups.saturating_mul(per_group) > REPLICATE_BUDGET).then_some(per_group)

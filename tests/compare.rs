@@ -97,6 +97,31 @@ fn jsonl(out: &Output) -> Vec<Value> {
     out.jsonl().expect("JSON Lines")
 }
 
+/// Regression (review of the numeric-extremes fixes): `compare` still printed Rust's `NaN` for
+/// an infinite score's interval; Python (and the main command) spell it `nan`.
+#[test]
+fn compare_spells_a_nan_interval_as_python() {
+    let dir = TempDir::new("nan");
+    let r = dir.file_str("r.txt", "a b c d\nx y z\n");
+    let h1 = dir.file_str("h1.txt", "a b c e\nx y z w\n");
+    let h2 = dir.file_str("h2.txt", "a b c d\nx y q w\n");
+    let args = [
+        "-s",
+        "add-k",
+        "--smooth-value",
+        "1e308",
+        "--paired-bs-n",
+        "10",
+    ];
+    let out = compare(&[&["-r", &r, "-i", &h1, &h2][..], &args].concat());
+    out.assert_success();
+    assert!(
+        out.stdout_str().contains("inf (inf ± nan)") && !out.stdout_str().contains("NaN"),
+        "{}",
+        out.describe()
+    );
+}
+
 #[test]
 fn compare_prints_a_table_like_sacrebleu() {
     let dir = TempDir::new("table");

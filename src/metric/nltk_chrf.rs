@@ -82,7 +82,9 @@ pub struct NltkChrfArgs {
           value_parser = clap::value_parser!(u32).range(0..=1024))]
     pub nltk_chrf_min_len: u32,
 
-    /// nltk-chrf: largest character n-gram order (NLTK max_len).
+    /// nltk-chrf: largest character n-gram order (NLTK max_len). Above 6 orders (min to max),
+    /// lines longer than --max-line-bytes × 6 / orders are skipped (each order takes memory
+    /// per character).
     #[arg(long, value_name = "N", default_value_t = 6,
           value_parser = clap::value_parser!(u32).range(0..=1024))]
     pub nltk_chrf_max_len: u32,

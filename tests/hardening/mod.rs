@@ -1,6 +1,7 @@
 //! Hardening (issue 19): each point found by the attack-and-fault review has its regression
 //! test here, in one module per point.
 
+mod allocations;
 mod documents;
 mod limits;
 mod memory;

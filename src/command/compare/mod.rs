@@ -238,6 +238,34 @@ fn run(args: &CompareArgs, metrics: &[Metric]) -> u8 {
     }
 }
 
+/// What the resampled scores of one metric may take: a bootstrap keeps every resample's score
+/// of every system (8 bytes each) to read the intervals and p-values from. Known before the
+/// first draw, so a run past it is refused instead of aborting on a failed allocation (the
+/// audit's `--paired-bs-n 10000000` with 1,001 systems asked for 80 GB).
+const SAMPLE_BUDGET: usize = 1 << 30;
+
+/// `Err` when `test`'s scores of `systems` systems (the baseline included) pass
+/// [`SAMPLE_BUDGET`]. A randomization test keeps one system's trials at a time.
+fn check_sample_budget(test: &Test, systems: usize) -> Result<(), Failure> {
+    let (n, kept, option) = match *test {
+        Test::Bootstrap(n) => (n, systems, "--paired-bs-n"),
+        Test::Randomization(n) => (n, 1, "--paired-ar-n"),
+    };
+    let bytes = n.saturating_mul(kept).saturating_mul(8);
+    if bytes <= SAMPLE_BUDGET {
+        return Ok(());
+    }
+    Err((
+        status::USAGE,
+        format!(
+            "{option} {n} with {systems} systems: the resampled scores would take {} MiB (8 \
+             bytes per resample and system), more than 1 GiB: use fewer resamples, or compare \
+             fewer systems a run",
+            bytes >> 20
+        ),
+    ))
+}
+
 fn compare(args: &CompareArgs, metrics: &[Metric]) -> Result<(), Failure> {
     let threads = args
         .threads
@@ -255,6 +283,7 @@ fn compare(args: &CompareArgs, metrics: &[Metric]) -> Result<(), Failure> {
     } else {
         Test::Bootstrap(args.paired_bs_n as usize)
     };
+    check_sample_budget(&test, scored.vectors.len())?;
     let width = args.width as usize;
     let mut results = Vec::new();
     for (k, metric) in metrics.iter().enumerate() {

@@ -8,6 +8,7 @@ use serde::Serialize as DeriveSerialize;
 
 use super::segments::Scored;
 use super::{MetricResult, Test};
+use crate::metric::pymath::fixed;
 use crate::significance::paired::Comparison;
 
 /// sacreBLEU's `(p = 0.0123)`, with `*` when p ≤ 0.05.
@@ -58,9 +59,11 @@ pub fn write_text(
         }];
         for r in results {
             let c = &r.rows[s];
-            let mut cell = format!("{:.width$}", c.score);
+            // Python's spelling (`nan`, where Rust's `{:.2}` wrote `NaN`): an infinite score's
+            // interval is NaN.
+            let mut cell = fixed(c.score, width);
             if let Some(i) = &c.interval {
-                let _ = write!(cell, " ({:.width$} ± {:.width$})", i.mean, i.ci);
+                let _ = write!(cell, " ({} ± {})", fixed(i.mean, width), fixed(i.ci, width));
             }
             if let Some(p) = c.p_value {
                 let _ = write!(cell, " {}", p_text(p));

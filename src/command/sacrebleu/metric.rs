@@ -68,6 +68,9 @@ pub fn upper_name(name: &str) -> String {
     name.to_ascii_uppercase()
 }
 
+/// The most memory chrF's statistics may take in the drop-in ([`SbMetric::check_statistics_size`]).
+pub const STATISTICS_BUDGET: u128 = 1 << 30;
+
 impl SbMetric {
     /// `METRICS[name](**metric_args)`. `tokenizer` is the resolved `-tok` (already mapped
     /// through the tokenizer registry by the caller).
@@ -138,6 +141,32 @@ impl SbMetric {
             SbMetric::Bleu(b) => b.config().corpus_effective_order,
             _ => false,
         }
+    }
+
+    /// Refuses a chrF whose statistics would pass [`STATISTICS_BUDGET`] for `segments` segments
+    /// kept at once. Like sacreBLEU, the drop-in keeps 3 counts per n-gram order for every
+    /// segment (24 bytes an order, a float32 copy for resampling, about 40 in all) and works
+    /// through about 128 bytes an order per line: sacreBLEU's orders are unbounded, and the
+    /// audit's `--chrf-char-order 100000000` on one line aborted on a 4 GiB allocation.
+    pub fn check_statistics_size(&self, segments: usize) -> Result<(), String> {
+        let SbMetric::Chrf(chrf, _) = self else {
+            return Ok(());
+        };
+        let config = crate::metric::Metric::config(chrf);
+        let orders = (config.char_order + config.word_order) as u128;
+        let bytes = orders * (40 * segments as u128 + 128);
+        if bytes <= STATISTICS_BUDGET {
+            return Ok(());
+        }
+        Err(format!(
+            "--chrf-char-order {} --chrf-word-order {}: chrF keeps 3 counts per n-gram order for \
+             each segment ({segments} here), about {} MiB; bleu-stream's drop-in stops at \
+             {} MiB (sacreBLEU keeps as much, as Python lists): use fewer orders or segments",
+            config.char_order,
+            config.word_order,
+            bytes >> 20,
+            STATISTICS_BUDGET >> 20
+        ))
     }
 
     /// Whether sacreBLEU checks for tokenized input (`_force` false: BLEU without `--force`).

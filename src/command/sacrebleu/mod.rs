@@ -302,7 +302,11 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
         _ => vec![args.refs.clone()],
     };
     let streams = (concat[0].len() as i64).max(args.num_refs).max(0) as usize;
-    let mut refs: Vec<Vec<String>> = vec![Vec::new(); streams];
+    // sacreBLEU makes all `streams` lists up front; here the streams past the files exist once
+    // a line fills them (every line must have `--num-refs` fields), so `--num-refs 1000000000`
+    // costs nothing before the first line says it is wrong (the audit: a 24 GB allocation
+    // aborted). Without lines, the one stream kept gives the same error as all of them.
+    let mut refs: Vec<Vec<String>> = vec![Vec::new(); streams.min(concat[0].len().max(1))];
     for files in &concat {
         if files.len() > streams {
             // sacreBLEU indexes its reference streams by the first test set's count.
@@ -332,6 +336,9 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
                             )],
                             17,
                         ));
+                    }
+                    if refs.len() < fields.len() {
+                        refs.resize_with(fields.len(), Vec::new);
                     }
                     for (k, f) in fields.into_iter().enumerate() {
                         refs[k].push(f.to_owned());
@@ -456,9 +463,14 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
             continue;
         }
         let m = SbMetric::new(name, args, tokenizer).map_err(|e| crash(&e))?;
+        // A paired test keeps the baseline's statistics beside each system's.
+        let kept = systems.first().map_or(0, Vec::len) * if paired { 2 } else { 1 };
+        m.check_statistics_size(kept).map_err(|e| crash(&e))?;
         metrics.push((key, m));
     }
-    let width = pyfmt::width(args.width).map_err(|e| crash(&e))?;
+    // `-w` is checked where sacreBLEU formats with it (`f"{score:.{width}f}"`): everywhere but
+    // the JSON table of paired tests, which prints the raw floats (`-w -1` works there).
+    let width = || pyfmt::width(args.width).map_err(|e| crash(&e));
     let nrefs = if systems.first().is_some_and(|s| !s.is_empty()) {
         refs.len().to_string()
     } else {
@@ -474,6 +486,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
             ..Common::default()
         };
         let sig = m.signature(&common, args.short);
+        let width = width()?;
         for (i, hyp) in systems[0].iter().enumerate() {
             let row = m.row(hyp, &ref_row(i), &mut ws);
             let s = m.score(&row).map_err(|e| crash(&e))?;
@@ -524,6 +537,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
     };
 
     if num_sys == 1 {
+        let width = width()?;
         let mut sorted: Vec<&(String, SbMetric)> = metrics.iter().collect();
         sorted.sort_by(|a, b| a.0.cmp(&b.0));
         let seed = if args.confidence && args.confidence_n > 1 {
@@ -581,6 +595,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
             nrefs: nrefs.clone(),
             ..Common::default()
         };
+        let width = width()?;
         for (_, m) in &sorted {
             let mut cells = Vec::new();
             let mut name = String::new();
@@ -710,7 +725,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
     }
     match format {
         "json" => out.push_str(&table::json(&res)),
-        f => out.push_str(&table::table(&res, width, f == "latex", paired_info)),
+        f => out.push_str(&table::table(&res, width()?, f == "latex", paired_info)),
     }
     Ok(())
 }

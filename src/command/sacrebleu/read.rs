@@ -35,23 +35,23 @@ pub fn check_encoding(encoding: &str) -> Result<(), Failure> {
     }
 }
 
-/// Whether CPython 3.11's codec search finds `utf_8` for `name`: `encodings.normalize_encoding`
-/// (each run of characters other than letters, digits and `.` becomes one `_`, dropped at the
-/// ends; non-ASCII letters and digits are left out; the C lookup has lowercased ASCII), then
-/// the name itself or an alias from `encodings.aliases`, also with `.` read as `_` (the audit
-/// found `-e U8` and `-e cp65001` refused, which sacreBLEU reads as UTF-8).
+/// Whether CPython 3.11's codec search finds `utf_8` for `name`. The C lookup normalises first
+/// (`_Py_normalize_encoding`, on the name's UTF-8 bytes): ASCII letters and digits and `.` are
+/// kept, lowercased, every run of other bytes becomes one `_`, dropped at the ends; so a
+/// non-ASCII character separates (`utf8éucs2` is `utf8_ucs2`, `uétf8` no codec).
+/// `encodings.normalize_encoding` then leaves that form as it is; the codec is the name itself
+/// or an alias from `encodings.aliases`, also with `.` read as `_` (the audit found `-e U8` and
+/// `-e cp65001` refused, which sacreBLEU reads as UTF-8).
 fn is_python_utf8(name: &str) -> bool {
     const ALIASES: [&str; 6] = ["cp65001", "u8", "utf", "utf8", "utf8_ucs2", "utf8_ucs4"];
     let mut norm = String::with_capacity(name.len());
     let mut punct = false;
     for c in name.chars() {
-        if c.is_alphanumeric() || c == '.' {
+        if c.is_ascii_alphanumeric() || c == '.' {
             if punct && !norm.is_empty() {
                 norm.push('_');
             }
-            if c.is_ascii() {
-                norm.push(c.to_ascii_lowercase());
-            }
+            norm.push(c.to_ascii_lowercase());
             punct = false;
         } else {
             punct = true;
@@ -184,6 +184,10 @@ mod tests {
             "utf8\t",
             "utf8.ucs2",
             "-utf8-",
+            // Regression (review): a non-ASCII character separates, as in CPython's C-level
+            // normalisation of the bytes; these were refused.
+            "utf8éucs2",
+            "u8\u{e9}",
         ] {
             assert!(is_python_utf8(name), "{name:?}");
         }
@@ -199,6 +203,12 @@ mod tests {
             "utf-16",
             "",
             "utf_9",
+            // Regression (review): these were accepted, the non-ASCII letters dropped; CPython
+            // reads them as `cp_65001`, `u_tf8`, `ut_f8`: no codec.
+            "cp²65001",
+            "uétf8",
+            "utİf8",
+            "locale",
         ] {
             assert!(!is_python_utf8(name), "{name:?}");
         }

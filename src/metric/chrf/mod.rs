@@ -42,12 +42,14 @@ const SORTED_CHARS_BYTES: usize = 1 << 16;
 #[command(next_help_heading = "chrF options")]
 pub struct ChrfArgs {
     /// chrF: character n-gram order (sacreBLEU --chrf-char-order); 0 with a word order scores
-    /// word n-grams only.
+    /// word n-grams only. Above 8 orders in all (character + word), lines longer than
+    /// --max-line-bytes × 8 / orders are skipped (each order takes memory per character).
     #[arg(long, value_name = "N", default_value_t = 6,
           value_parser = clap::value_parser!(u32).range(0..=64))]
     pub chrf_char_order: u32,
 
-    /// chrF: word n-gram order; 2 gives chrF++ (sacreBLEU --chrf-word-order).
+    /// chrF: word n-gram order; 2 gives chrF++ (sacreBLEU --chrf-word-order). Counts
+    /// towards the line limit of --chrf-char-order.
     #[arg(long, value_name = "N", default_value_t = 0,
           value_parser = clap::value_parser!(u32).range(0..=64))]
     pub chrf_word_order: u32,

@@ -142,6 +142,14 @@ CASES = [
     ("parsing", ["refA.txt", "-s", "add-k", "-sv", "1e_5", "-b"], "sysA.txt", {}),
     ("parsing", ["refA.txt", "-s", "add-k", "-sv", "_1", "-b"], "sysA.txt", {}),
     ("parsing", ["refA.txt", "-s", "add-k", "-sv", "1_0.0_5", "-b", "-w", "6"], "sysA.txt", {}),
+    # The review of 2026-11-27: the JSON table of paired tests never formats with -w, so any
+    # width works there (text still fails); a non-ASCII character in an -e name separates, as
+    # CPython's C-level normalisation of the bytes makes it.
+    ("paired", ["refA.txt", "-i", "sysA.txt", "sysB.txt", "--paired-bs", "--paired-bs-n", "20", "-w", "1000001", "-f", "json"], None, {}),
+    ("paired", ["refA.txt", "-i", "sysA.txt", "sysB.txt", "--paired-ar", "--paired-ar-n", "20", "-w", "-1", "-f", "json"], None, {}),
+    ("errors", ["refA.txt", "-i", "sysA.txt", "sysB.txt", "--paired-bs", "--paired-bs-n", "20", "-w", "-1", "-f", "text"], None, {}),
+    ("parsing", ["refA.txt", "-e", "utf8\u00e9ucs2", "-b"], "sysA.txt", {}),
+    ("errors", ["refA.txt", "-e", "u\u00e9tf8", "-b"], "sysA.txt", {}),
 ]
 
 
