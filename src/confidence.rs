@@ -257,12 +257,19 @@ impl Resampler {
         })
     }
 
-    /// Adds a saved resampling part of a shard that follows everything added so far.
+    /// Adds a saved resampling part of a shard that follows everything added so far. The shard
+    /// scored `segments` segments, and its totals' [`sums`](DynMetric::sums) are `sums` (per
+    /// metric): a bootstrap part has one vector per segment, which add up to the sums where
+    /// those are laid out as the vectors (the audit forged a document of 2 segments with 100
+    /// vectors, or none: a plausible, wrong interval).
     pub fn merge_saved(
         &mut self,
         metrics: &[Box<dyn DynMetric>],
         saved: &Value,
+        segments: u64,
+        sums: &[Vec<u64>],
     ) -> Result<(), String> {
+        assert_eq!(sums.len(), metrics.len(), "sums of every metric");
         let theirs = Resampler::saved_settings(saved)?;
         if theirs != self.settings {
             return Err(format!(
@@ -298,7 +305,8 @@ impl Resampler {
             .and_then(Value::as_array)
             .filter(|p| p.len() == metrics.len())
             .ok_or("resampling statistics of another number of metrics")?;
-        for ((m, part), theirs) in metrics.iter().zip(&mut self.parts).zip(parts) {
+        for (((m, part), theirs), sums) in metrics.iter().zip(&mut self.parts).zip(parts).zip(sums)
+        {
             if theirs.get("key").and_then(Value::as_str) != Some(m.key()) {
                 return Err(format!("resampling statistics without {}", m.key()));
             }
@@ -317,6 +325,22 @@ impl Resampler {
                         row.clear();
                         row.extend(theirs.row(i).iter().map(|&x| u64::from(x)));
                         check(&row)?;
+                    }
+                    if theirs.len() as u64 != segments {
+                        return Err(format!(
+                            "resampling statistics of {}: {} vectors for {segments} segments (a \
+                             run writes one per segment)",
+                            m.key(),
+                            theirs.len()
+                        ));
+                    }
+                    let total = theirs.total();
+                    if sums.len() == total.len() && *sums != total {
+                        return Err(format!(
+                            "resampling statistics of {}: the vectors add up to {total:?}, the \
+                             statistics to {sums:?}",
+                            m.key()
+                        ));
                     }
                     v.extend_from(&theirs)?;
                 }

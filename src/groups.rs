@@ -200,12 +200,14 @@ impl Groups {
         metrics: &[Box<dyn DynMetric>],
         saved: &Value,
         framing: &Value,
-    ) -> Result<(u64, u64), String> {
+    ) -> Result<(u64, u64, Vec<Vec<u64>>), String> {
         let list = saved
             .as_array()
             .ok_or("\"groups\" is not an array of group statistics")?;
         let mut seen = FxHashSet::default();
         let (mut all_segments, mut all_bad) = (0u64, 0u64);
+        // Per metric, what the document's groups add to their sums (`Metric::sums`).
+        let mut all_sums: Vec<Vec<u64>> = vec![Vec::new(); metrics.len()];
         for (n, part) in list.iter().enumerate() {
             let obj = part
                 .as_object()
@@ -242,6 +244,7 @@ impl Groups {
                 .filter(|p| p.len() == metrics.len())
                 .ok_or_else(|| format!("group {key_text}: statistics of other metrics"))?;
             let group = self.get(key_text.as_bytes(), metrics)?;
+            let mut sums = Vec::with_capacity(metrics.len());
             for ((m, t), p) in metrics.iter().zip(&mut group.totals).zip(parts) {
                 if p.get("key").and_then(Value::as_str) != Some(m.key()) {
                     return Err(format!("group {key_text}: {} statistics missing", m.key()));
@@ -251,13 +254,15 @@ impl Groups {
                     .ok_or_else(|| format!("group {key_text}: {} statistics missing", m.key()))?;
                 saved::fits_document(m.as_ref(), stats, segments, framing)
                     .map_err(|e| format!("group {key_text}: {e}"))?;
+                let before = m.sums(t.as_ref());
                 m.merge_saved(t.as_mut(), stats)
                     .map_err(|e| format!("group {key_text}: {e}"))?;
+                sums.push(saved::added(&before, &m.sums(t.as_ref())));
             }
             match (&mut group.resampler, part.get("resampling")) {
                 (None, None) => {}
                 (Some(r), Some(saved)) => r
-                    .merge_saved(metrics, saved)
+                    .merge_saved(metrics, saved, segments, &sums)
                     .map_err(|e| format!("group {key_text}: {e}"))?,
                 _ => {
                     return Err(format!(
@@ -272,8 +277,11 @@ impl Groups {
             group.bad_lines = sum(group.bad_lines, bad_lines, "bad_lines")?;
             all_segments = saved::add_count(all_segments, segments, "the groups' segments")?;
             all_bad = saved::add_count(all_bad, bad_lines, "the groups' bad_lines")?;
+            for (all, group) in all_sums.iter_mut().zip(sums) {
+                saved::add_sums(all, &group)?;
+            }
         }
-        Ok((all_segments, all_bad))
+        Ok((all_segments, all_bad, all_sums))
     }
 }
 

@@ -357,9 +357,8 @@ impl Merged {
             (None, Some(theirs)) => self.framing = Some(theirs.clone()),
             _ => {}
         }
-        match (&mut self.resampler, doc.get("resampling")) {
-            (None, None) => {}
-            (Some(r), Some(saved)) => r.merge_saved(&self.metrics, saved)?,
+        match (&self.resampler, doc.get("resampling")) {
+            (None, None) | (Some(_), Some(_)) => {}
             (Some(_), None) => {
                 return Err("no resampling statistics (written without --confidence), \
                             unlike the first document"
@@ -391,11 +390,13 @@ impl Merged {
                 h.segments
             ));
         }
+        let mut group_sums = None;
         if let Some(groups) = &mut self.groups {
             let saved = doc
                 .get("groups")
                 .ok_or("a document with \"group_by\" but without \"groups\"")?;
-            let (segments, bad_lines) = groups.merge_saved(&self.metrics, saved, framing)?;
+            let (segments, bad_lines, sums) = groups.merge_saved(&self.metrics, saved, framing)?;
+            group_sums = Some(sums);
             // Every scored line has a key; a bad line may have none (it counts overall only).
             if segments != h.segments || bad_lines > h.bad_lines {
                 return Err(format!(
@@ -405,12 +406,37 @@ impl Merged {
                 ));
             }
         }
+        // What this document adds to each metric's sums: its own totals' (`Metric::sums`).
+        let mut sums = Vec::with_capacity(self.metrics.len());
         for ((m, t), part) in self.metrics.iter().zip(&mut self.totals).zip(h.parts) {
             let stats = part
                 .get("stats")
                 .ok_or_else(|| format!("{} statistics missing", m.key()))?;
             saved::fits_document(m.as_ref(), stats, h.segments, framing)?;
+            let before = m.sums(t.as_ref());
             m.merge_saved(t.as_mut(), stats)?;
+            sums.push(saved::added(&before, &m.sums(t.as_ref())));
+        }
+        // Every scored line is in one group: the groups add up to the document.
+        if let Some(group_sums) = group_sums {
+            for ((m, groups), doc) in self.metrics.iter().zip(&group_sums).zip(&sums) {
+                // (No group at all adds nothing: zeros.)
+                let same = if groups.is_empty() {
+                    doc.iter().all(|&x| x == 0)
+                } else {
+                    groups == doc
+                };
+                if !same {
+                    return Err(format!(
+                        "inconsistent statistics: the groups' {} statistics add up to \
+                         {groups:?}, the document's are {doc:?}",
+                        m.key()
+                    ));
+                }
+            }
+        }
+        if let (Some(r), Some(saved)) = (&mut self.resampler, doc.get("resampling")) {
+            r.merge_saved(&self.metrics, saved, h.segments, &sums)?;
         }
         self.segments = saved::add_count(self.segments, h.segments, "segments")?;
         self.bad_lines = saved::add_count(self.bad_lines, h.bad_lines, "bad_lines")?;

@@ -508,6 +508,11 @@ impl Metric for Bleu {
         totals.nrefs.add(stats.nrefs);
     }
 
+    /// The counts: the stats vector's layout.
+    fn sums(&self, totals: &BleuTotals) -> Vec<u64> {
+        totals.counts.to_vec()
+    }
+
     fn save_totals(&self, totals: &BleuTotals) -> Value {
         serde_json::to_value(totals).expect("BLEU totals serialize")
     }

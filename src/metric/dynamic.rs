@@ -58,6 +58,8 @@ pub trait DynMetric: Send + Sync {
     fn ngram_orders(&self) -> Option<NgramOrders>;
     /// Empty corpus totals.
     fn new_totals(&self) -> Box<dyn Any + Send>;
+    /// See [`Metric::sums`].
+    fn sums(&self, totals: &(dyn Any + Send)) -> Vec<u64>;
     /// Adds entry `index` of `batch` to `totals`.
     fn accumulate(&self, totals: &mut (dyn Any + Send), batch: &(dyn Any + Send), index: usize);
     /// See [`Metric::score`].
@@ -168,6 +170,11 @@ impl<M: Metric> DynMetric for M {
     fn accumulate(&self, totals: &mut (dyn Any + Send), batch: &(dyn Any + Send), index: usize) {
         let totals = totals.downcast_mut::<M::Totals>().expect(TYPE_MISMATCH);
         self.add(totals, stats::<M>(batch, index));
+    }
+
+    fn sums(&self, totals: &(dyn Any + Send)) -> Vec<u64> {
+        let totals = totals.downcast_ref::<M::Totals>().expect(TYPE_MISMATCH);
+        Metric::sums(self, totals)
     }
 
     fn score(&self, totals: &(dyn Any + Send)) -> Score {

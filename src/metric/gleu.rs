@@ -305,6 +305,11 @@ impl Metric for Gleu {
         totals.nrefs.add(stats.nrefs);
     }
 
+    /// `(matches, total)`: the stats vector's layout.
+    fn sums(&self, totals: &GleuTotals) -> Vec<u64> {
+        vec![totals.matches, totals.total]
+    }
+
     fn save_totals(&self, totals: &GleuTotals) -> Value {
         serde_json::to_value(totals).expect("integers serialize")
     }

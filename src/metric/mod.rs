@@ -122,6 +122,14 @@ pub trait Metric: Send + Sync + 'static {
     fn new_totals(&self) -> Self::Totals;
     /// Adds one segment's statistics to the totals.
     fn add(&self, totals: &mut Self::Totals, stats: &Self::Stats);
+    /// The integer sums in `totals` that any split of the segments adds up to exactly (counts,
+    /// lengths, segments; not maxima, float sums or per-segment lists), so that `merge` can
+    /// check a document's groups and resampling vectors against its totals. When it has the
+    /// length of [`vector_len`](Metric::vector_len), it is laid out as the vectors and is
+    /// their sum over the segments. Empty: nothing to check.
+    fn sums(&self, _totals: &Self::Totals) -> Vec<u64> {
+        Vec::new()
+    }
     /// Scores the totals: a corpus score.
     fn score(&self, totals: &Self::Totals) -> Score;
 
@@ -262,9 +270,42 @@ pub mod saved {
                 ))
             }
             _ => nrefs_fit(stats, segments, framing)
+                .and_then(|()| counts_fit(stats, segments))
                 .map_err(|e| format!("{key}: {e}"))
                 .and_then(|()| metric.check_saved_segments(stats, segments)),
         }
+    }
+
+    /// Most of anything one segment adds to a count of a metric's statistics: a line is at most
+    /// 1 GiB (`--max-line-bytes`), so it has fewer than 2^30 tokens or characters, each counted
+    /// in at most 9 orders (NIST's `--nist-order`), and every table id is below the number of
+    /// n-grams counted.
+    const PER_SEGMENT: u64 = 1 << 34;
+
+    /// Every integer of a metric's saved statistics is at most `segments` ×
+    /// [`PER_SEGMENT`] (one segment's worth when there are none): the audit's GLEU document of
+    /// one segment with `matches` and `total` of 2^64 − 1 printed `GLEU = 1.00`.
+    fn counts_fit(stats: &Value, segments: u64) -> Result<(), String> {
+        let most = segments.max(1).saturating_mul(PER_SEGMENT);
+        let mut stack = vec![stats];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Array(a) => stack.extend(a),
+                Value::Object(o) => stack.extend(o.values()),
+                Value::Number(n) => match n.as_u64() {
+                    Some(x) if x > most => {
+                        return Err(format!(
+                            "inconsistent statistics: a count of {x} over {segments} segments \
+                             (one segment counts fewer than 2^34 of anything: a line is at most \
+                             1 GiB)"
+                        ))
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// Checks a metric's `"nrefs"` (the fewest and most references of its segments) against
@@ -317,6 +358,30 @@ pub mod saved {
                     n + 1
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// What merging a document added to a metric's [`sums`](super::Metric::sums): `after −
+    /// before`, element by element (merging only adds, so no element decreases).
+    pub fn added(before: &[u64], after: &[u64]) -> Vec<u64> {
+        debug_assert_eq!(before.len(), after.len());
+        after
+            .iter()
+            .zip(before)
+            .map(|(a, b)| a.wrapping_sub(*b))
+            .collect()
+    }
+
+    /// `*into += other`, element by element (`into` empty: `other`); an error when a sum
+    /// overflows 64 bits.
+    pub fn add_sums(into: &mut Vec<u64>, other: &[u64]) -> Result<(), String> {
+        if into.is_empty() {
+            into.extend_from_slice(other);
+            return Ok(());
+        }
+        for (a, &b) in into.iter_mut().zip(other) {
+            add_to(a, b, "the groups' statistics")?;
         }
         Ok(())
     }

@@ -328,6 +328,10 @@ impl Metric for MtevalBleu {
         totals.nrefs.merge(stats.nrefs);
     }
 
+    fn sums(&self, t: &MtevalBleuStats) -> Vec<u64> {
+        [&t.matches[..], &t.totals, &[t.ref_len]].concat()
+    }
+
     fn save_totals(&self, totals: &MtevalBleuStats) -> Value {
         serde_json::to_value(totals).expect("integers serialize")
     }

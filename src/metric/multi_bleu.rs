@@ -447,6 +447,10 @@ impl Metric for MultiBleu {
         merge(totals, stats);
     }
 
+    fn sums(&self, t: &MultiBleuStats) -> Vec<u64> {
+        [&t.correct[..], &t.total, &[t.hyp_len, t.ref_len]].concat()
+    }
+
     fn save_totals(&self, totals: &MultiBleuStats) -> Value {
         serde_json::to_value(totals).expect("integers serialize")
     }

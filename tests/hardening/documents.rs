@@ -192,6 +192,7 @@ fn merged_segment_counts_never_wrap() {
 #[test]
 fn metric_sums_that_overflow_are_refused() {
     let half = 1u64 << 63;
+    // Counts that large need at least 2^29 segments (the next test).
     for (metric, stats_value) in [
         (
             "bleu",
@@ -214,10 +215,51 @@ fn metric_sums_that_overflow_are_refused() {
     ] {
         let mut doc = emit(&["-m", metric]);
         *stats(&mut doc, metric) = stats_value;
+        doc["segments"] = json!(1u64 << 29);
         let one = doc_text(&doc);
         merge_text(&one).assert_success();
         refused(&(one.clone() + &one), "document 2", &["overflows 64 bits"]);
     }
+}
+
+/// Regression (source-level audit, 2026-11-27): a count no run of the document's segments
+/// could write (a line has fewer than 2^30 tokens, counted in at most 9 orders) was merged: a
+/// GLEU document of one segment with `matches` and `total` of 2^64 − 1 printed `GLEU = 1.00`.
+#[test]
+fn counts_past_what_the_segments_can_hold_are_refused() {
+    let most = 1u64 << 34;
+    for (metric, field, value) in [
+        ("gleu", "matches", json!(u64::MAX)),
+        ("gleu", "total", json!(most * 2 + 1)),
+        (
+            "bleu",
+            "counts",
+            json!([0, most * 2 + 1, 0, 0, 0, 0, 0, 0, 0, 0]),
+        ),
+        ("chrf", "counts", json!(vec![most * 3; 18])),
+        ("ter", "num_edits", json!(most * 2 + 1)),
+    ] {
+        let mut doc = emit(&["-m", metric]);
+        assert_eq!(doc["segments"], 2, "{doc}");
+        stats(&mut doc, metric)[field] = value;
+        refused(
+            &doc_text(&doc),
+            "document 1",
+            &[
+                &format!("{metric}: inconsistent statistics: a count of "),
+                "over 2 segments",
+            ],
+        );
+    }
+    // At the bound: not this check's business.
+    let mut doc = emit(&["-m", "ter"]);
+    stats(&mut doc, "ter")["shifts"] = json!(most * 2);
+    let out = merge_text(&doc_text(&doc));
+    assert!(
+        !out.stderr_str().contains("a count of"),
+        "{}",
+        out.describe()
+    );
 }
 
 #[test]
@@ -406,18 +448,20 @@ fn inconsistent_nist_statistics_are_refused() {
         &["order-2 hypothesis n-grams above order 1's"],
     );
     // Regression (documents audit): counts that one run cannot write for 2 segments were
-    // merged into plausible scores (NIST 2.61 -> 0.00 with 10^15 reference words).
+    // merged into plausible scores (NIST 2.61 -> 0.00 with 10^15 reference words). 10^15 is
+    // now past what 2 segments can count at all (the next test); 2^33 is not, and is refused
+    // by NIST's own checks.
     for (field, value, says) in [
         (
             "words",
-            json!(1_000_000_000_000_000u64),
+            json!(1u64 << 33),
             "NIST unigram frequencies sum to",
         ),
         (
             "hyp_ngrams",
-            json!([1_000_000_000_000_000u64, 7, 5, 3, 1]),
-            "NIST hypothesis n-grams: order 1 counts 999999999999993 n-grams more than order 2 \
-             over 2 segments",
+            json!([1u64 << 33, 7, 5, 3, 1]),
+            "NIST hypothesis n-grams: order 1 counts 8589934585 n-grams more than order 2 over 2 \
+             segments",
         ),
     ] {
         let mut bad = doc.clone();
@@ -757,4 +801,110 @@ fn merge_memory_does_not_grow_with_the_number_of_documents() {
         peak >> 20,
         size >> 20
     );
+}
+
+/// Regression (source-level audit, 2026-11-27): bootstrap vectors were merged without a look
+/// at the document's segments or totals, so a document of 2 segments carrying 100 vectors, or
+/// none, gave a plausible and wrong interval. A run writes one vector per segment, and they
+/// add up to its totals (by group too).
+#[test]
+fn resampling_vectors_are_the_segments_of_their_document() {
+    for group_by in [&[][..], &["--group-by", "sys"]] {
+        let doc = emit(&[&["-m", "bleu,gleu,ter", "--confidence"][..], group_by].concat());
+        merge_text(&doc_text(&doc)).assert_success();
+        let vectors = |doc: &mut Value, k: usize| -> Value {
+            let resampling = if group_by.is_empty() {
+                &mut doc["resampling"]
+            } else {
+                &mut doc["groups"][0]["resampling"]
+            };
+            std::mem::take(&mut resampling["metrics"][k]["vectors"])
+        };
+        let segments = if group_by.is_empty() { 2 } else { 1 };
+        for (k, key) in [(0, "bleu"), (1, "gleu"), (2, "ter")] {
+            let mut bad = doc.clone();
+            let v = vectors(&mut bad, k);
+            let width = v.as_array().unwrap().len() / segments;
+            // Three times the vectors; none.
+            let thrice: Vec<Value> = (0..3).flat_map(|_| v.as_array().unwrap().clone()).collect();
+            for (replace, count) in [(thrice, 3 * segments), (vec![], 0)] {
+                let mut bad = bad.clone();
+                let slot = if group_by.is_empty() {
+                    &mut bad["resampling"]["metrics"][k]["vectors"]
+                } else {
+                    &mut bad["groups"][0]["resampling"]["metrics"][k]["vectors"]
+                };
+                *slot = Value::from(replace);
+                refused(
+                    &doc_text(&bad),
+                    "document 1",
+                    &[&format!(
+                        "resampling statistics of {key}: {count} vectors for {segments} segments"
+                    )],
+                );
+            }
+            // The right number of vectors, one changed: they no longer add up to the totals
+            // (TER's vectors hold its reference lengths in 1/2520ths, not a sum it keeps).
+            let mut changed = v.clone();
+            changed[width - 1] = json!(changed[width - 1].as_u64().unwrap() + 1);
+            let mut bad = bad.clone();
+            let slot = if group_by.is_empty() {
+                &mut bad["resampling"]["metrics"][k]["vectors"]
+            } else {
+                &mut bad["groups"][0]["resampling"]["metrics"][k]["vectors"]
+            };
+            *slot = changed;
+            let out = merge_text(&doc_text(&bad));
+            if key == "ter" {
+                out.assert_success();
+            } else {
+                assert_refused(
+                    &out,
+                    2,
+                    &[&format!(
+                        "resampling statistics of {key}: the vectors add up to"
+                    )],
+                );
+            }
+        }
+    }
+}
+
+/// Regression (source-level audit, 2026-11-27): a group's statistics were merged whatever the
+/// document's said, so a forged group scored `BLEU 100.00` while the groups' hypothesis
+/// lengths summed to 7 and the document's was 6. Every scored line is in one group, so the
+/// groups' sums are the document's, for every metric that keeps sums.
+#[test]
+fn group_statistics_add_up_to_their_document() {
+    let metrics = "bleu,chrf,ter,nltk-bleu,multi-bleu,gleu,nist,mteval-bleu";
+    let doc = emit(&["-m", metrics, "--group-by", "sys"]);
+    merge_text(&doc_text(&doc)).assert_success();
+    for (k, key) in metrics.split(',').enumerate() {
+        let mut bad = doc.clone();
+        let group = &mut bad["groups"][0]["metrics"][k]["stats"];
+        // One more of something each keeps as a sum, within what the checks of one group's
+        // statistics allow.
+        match key {
+            "bleu" => group["counts"][1] = json!(group["counts"][1].as_u64().unwrap() + 1),
+            "chrf" => group["counts"][1] = json!(group["counts"][1].as_u64().unwrap() + 1),
+            "ter" => {
+                for field in ["insertions", "num_edits"] {
+                    group[field] = json!(group[field].as_u64().unwrap() + 1);
+                }
+            }
+            "nltk-bleu" => group["ref_len"] = json!(group["ref_len"].as_u64().unwrap() + 1),
+            "multi-bleu" => group["ref_len"] = json!(group["ref_len"].as_u64().unwrap() + 1),
+            "gleu" => group["total"] = json!(group["total"].as_u64().unwrap() + 1),
+            "nist" => group["hyp_ngrams"][4] = json!(group["hyp_ngrams"][4].as_u64().unwrap() + 1),
+            "mteval-bleu" => group["ref_len"] = json!(group["ref_len"].as_u64().unwrap() + 1),
+            _ => unreachable!(),
+        }
+        refused(
+            &doc_text(&bad),
+            "document 1",
+            &[&format!(
+                "inconsistent statistics: the groups' {key} statistics add up to"
+            )],
+        );
+    }
 }

@@ -613,6 +613,11 @@ impl Metric for Chrf {
         totals.nrefs.add(stats.nrefs);
     }
 
+    /// The per-order counts: the stats vector's layout.
+    fn sums(&self, totals: &ChrfTotals) -> Vec<u64> {
+        totals.counts.clone()
+    }
+
     fn save_totals(&self, totals: &ChrfTotals) -> Value {
         serde_json::to_value(totals).expect("chrF totals serialize")
     }

@@ -440,6 +440,12 @@ impl Metric for Nist {
         }
     }
 
+    /// The reference words, the hypothesis n-grams per order and the segments (the table's
+    /// counts are summed by n-gram, which groups number differently).
+    fn sums(&self, t: &NistTotals) -> Vec<u64> {
+        [&[t.words][..], &t.hyp_ngrams, &[t.segments]].concat()
+    }
+
     fn save_totals(&self, t: &NistTotals) -> Value {
         t.save()
     }

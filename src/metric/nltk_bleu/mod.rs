@@ -540,6 +540,11 @@ impl Metric for NltkBleu {
         NltkBleu::columns(self)
     }
 
+    /// The counts, lengths and segments (not the longest reference or the last segment).
+    fn sums(&self, t: &NltkStats) -> Vec<u64> {
+        [&t.counts[..], &[t.hyp_len, t.ref_len, t.segments]].concat()
+    }
+
     fn save_totals(&self, t: &NltkStats) -> Value {
         /// The saved form (read back by `read_saved`).
         #[derive(Serialize)]

@@ -315,6 +315,19 @@ impl Metric for Ter {
         t.nrefs.add(s.nrefs);
     }
 
+    /// The edit counts and segments (the reference length is a float sum in input order).
+    fn sums(&self, t: &TerTotals) -> Vec<u64> {
+        vec![
+            t.num_edits,
+            t.insertions,
+            t.deletions,
+            t.substitutions,
+            t.shifts,
+            t.shifted_words,
+            t.segments,
+        ]
+    }
+
     fn save_totals(&self, t: &TerTotals) -> Value {
         serde_json::to_value(t).expect("numbers serialize")
     }
