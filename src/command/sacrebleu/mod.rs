@@ -301,52 +301,8 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
         }
         _ => vec![args.refs.clone()],
     };
-    let streams = (concat[0].len() as i64).max(args.num_refs).max(0) as usize;
-    // sacreBLEU makes all `streams` lists up front; here the streams past the files exist once
-    // a line fills them (every line must have `--num-refs` fields), so `--num-refs 1000000000`
-    // costs nothing before the first line says it is wrong (the audit: a 24 GB allocation
-    // aborted). Without lines, the one stream kept gives the same error as all of them.
-    let mut refs: Vec<Vec<String>> = vec![Vec::new(); streams.min(concat[0].len().max(1))];
-    for files in &concat {
-        if files.len() > streams {
-            // sacreBLEU indexes its reference streams by the first test set's count.
-            return Err(crash(&format!(
-                "-t {}: IndexError: list index out of range (a later test set has more references than the first)",
-                args.test_set.as_deref().unwrap_or_default()
-            )));
-        }
-        for (refno, path) in files.iter().enumerate() {
-            for (lineno, line) in read::file_lines(path).map_err(io)?.into_iter().enumerate() {
-                if args.num_refs == 1 {
-                    refs[refno].push(line);
-                } else {
-                    let fields: Vec<&str> = if args.num_refs >= 1 {
-                        line.splitn(args.num_refs as usize, '\t').collect()
-                    } else {
-                        line.split('\t').collect()
-                    };
-                    if fields.len() as i64 != args.num_refs {
-                        return Err(fail(
-                            log,
-                            &[&format!(
-                                "FATAL: line {}: expected {} fields, but found {}.",
-                                lineno + 1,
-                                args.num_refs,
-                                fields.len()
-                            )],
-                            17,
-                        ));
-                    }
-                    if refs.len() < fields.len() {
-                        refs.resize_with(fields.len(), Vec::new);
-                    }
-                    for (k, f) in fields.into_iter().enumerate() {
-                        refs[k].push(f.to_owned());
-                    }
-                }
-            }
-        }
-    }
+    let refs =
+        read::reference_streams(&concat, args.num_refs, args.test_set.as_deref()).map_err(io)?;
 
     // Systems.
     let (mut systems, mut names): (Vec<Vec<String>>, Vec<String>) = (Vec::new(), Vec::new());

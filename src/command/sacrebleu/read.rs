@@ -62,6 +62,65 @@ fn is_python_utf8(name: &str) -> bool {
         || ALIASES.contains(&norm.replace('.', "_").as_str())
 }
 
+/// sacreBLEU's reference streams from `concat` (per test set, its reference files): one stream
+/// per file, or with `--num-refs N` above 1 the N TAB-separated fields of every line (a line
+/// with another number of fields is sacreBLEU's `FATAL`, status 17). sacreBLEU makes all
+/// `max(files, N)` lists up front; here the streams past the files exist once a line fills
+/// them, so `--num-refs 1000000000` costs nothing before the first line says it is wrong (the
+/// audit: a 24 GB allocation aborted). Without lines, the one stream kept gives the same error
+/// as all of them.
+pub fn reference_streams(
+    concat: &[Vec<String>],
+    num_refs: i64,
+    test_set: Option<&str>,
+) -> Result<Vec<Vec<String>>, Failure> {
+    let streams = (concat[0].len() as i64).max(num_refs).max(0) as usize;
+    let mut refs: Vec<Vec<String>> = vec![Vec::new(); streams.min(concat[0].len().max(1))];
+    for files in concat {
+        if files.len() > streams {
+            // sacreBLEU indexes its reference streams by the first test set's count.
+            return Err((
+                format!(
+                    "-t {}: IndexError: list index out of range (a later test set has more \
+                     references than the first)",
+                    test_set.unwrap_or_default()
+                ),
+                1,
+            ));
+        }
+        for (refno, path) in files.iter().enumerate() {
+            for (lineno, line) in file_lines(path)?.into_iter().enumerate() {
+                if num_refs == 1 {
+                    refs[refno].push(line);
+                    continue;
+                }
+                let fields: Vec<&str> = if num_refs >= 1 {
+                    line.splitn(num_refs as usize, '\t').collect()
+                } else {
+                    line.split('\t').collect()
+                };
+                if fields.len() as i64 != num_refs {
+                    return Err((
+                        format!(
+                            "FATAL: line {}: expected {num_refs} fields, but found {}.",
+                            lineno + 1,
+                            fields.len()
+                        ),
+                        17,
+                    ));
+                }
+                if refs.len() < fields.len() {
+                    refs.resize_with(fields.len(), Vec::new);
+                }
+                for (k, f) in fields.into_iter().enumerate() {
+                    refs[k].push(f.to_owned());
+                }
+            }
+        }
+    }
+    Ok(refs)
+}
+
 /// The `rstrip`ped lines of a file (`open(file, newline="\n")`).
 pub fn file_lines(path: &str) -> Result<Vec<String>, Failure> {
     if path.ends_with(".gz") {
