@@ -187,13 +187,27 @@ impl NumpyRng {
     /// `rng.choice(n, size=count, replace=True)` flattened (row-major), i.e. `count` draws of
     /// [`below`](Self::below) in one fill.
     pub fn choice(&mut self, n: u64, count: usize) -> Vec<u64> {
-        (0..count).map(|_| self.below(n)).collect()
+        let mut out = Vec::with_capacity(count);
+        self.choice_into(n, count, &mut out);
+        out
+    }
+
+    /// [`choice`](Self::choice) appended to `out` (whose room the caller may have reserved
+    /// fallibly).
+    pub fn choice_into(&mut self, n: u64, count: usize, out: &mut Vec<u64>) {
+        out.extend((0..count).map(|_| self.below(n)));
     }
 
     /// `rng.integers(2, size=count, dtype=bool)` flattened: `random_bounded_bool_fill`, 32
     /// draws per 32-bit output, lowest bit first; the buffer is local to the call.
     pub fn bools(&mut self, count: usize) -> Vec<bool> {
         let mut out = Vec::with_capacity(count);
+        self.bools_into(count, &mut out);
+        out
+    }
+
+    /// [`bools`](Self::bools) appended to `out`.
+    pub fn bools_into(&mut self, count: usize, out: &mut Vec<bool>) {
         let (mut buf, mut bcnt) = (0u32, 0u32);
         for _ in 0..count {
             if bcnt == 0 {
@@ -205,7 +219,6 @@ impl NumpyRng {
             }
             out.push(buf & 1 != 0);
         }
-        out
     }
 }
 

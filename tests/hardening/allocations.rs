@@ -178,3 +178,29 @@ fn streaming_replicates_past_the_budget_are_refused() {
     let out = limited(&[&base[..], &["--group-by", "col:1"]].concat(), input);
     out.assert_success();
 }
+
+/// The drop-in's resampling draws are asked of the allocator as NumPy asks `malloc`: under a
+/// memory limit below the machine's memory (`ulimit -v`, a cgroup), an array past it is NumPy's
+/// `MemoryError` (status 1), not an abort; the physical-memory check alone let it through.
+#[test]
+fn sacrebleu_draws_past_a_memory_limit_are_numpy_s_memory_error() {
+    let dir = TempDir::new("alloc-draws");
+    let lines: String = (0..10).map(|i| format!("a b c d {i}\n")).collect();
+    let r = dir.file_str("r.txt", &lines);
+    let h = dir.file_str("h.txt", &lines);
+    // 40,000,000 resamples × 10 segments × 8 bytes: 2.98 GiB, past the 2 GiB limit.
+    let out = limited(
+        &["sacrebleu", &r, "-i", &h, "-ci", "-cin", "40000000", "-b"],
+        "",
+    );
+    no_abort(&out);
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(
+        out.stderr_str().contains(
+            "_ArrayMemoryError: Unable to allocate 2.98 GiB for an array with shape (40000000, 10) \
+             and data type int64"
+        ),
+        "{}",
+        out.describe()
+    );
+}

@@ -190,16 +190,23 @@ pub enum Draws {
     Flips,
 }
 
+impl Draws {
+    /// Bytes per draw and NumPy's name of the array's type.
+    fn dtype(self) -> (u128, &'static str) {
+        match self {
+            Draws::Indices => (8, "int64"),
+            Draws::Flips => (1, "bool"),
+        }
+    }
+}
+
 /// `n` resamples of `segments` segments as NumPy allocates them: the count, or the exception
 /// NumPy raises (the last line of sacreBLEU's traceback, status 1) where the array cannot exist
 /// — where bleu-stream would otherwise abort on a failed allocation (found by the significance
 /// audit: `--paired-ar-n 1000000000000`). The cut-off for a `MemoryError` is the machine's
 /// physical memory (NumPy's is whatever `malloc` refuses, much the same).
 pub fn array_size(n: i128, segments: usize, draws: Draws) -> Result<usize, String> {
-    let (item, dtype) = match draws {
-        Draws::Indices => (8u128, "int64"),
-        Draws::Flips => (1, "bool"),
-    };
+    let (item, dtype) = draws.dtype();
     if n > i128::from(i64::MAX) {
         // `size=(n, m)` as C longs: past 2^64 `choice` cannot even convert it.
         return Err(if draws == Draws::Indices && n > i128::from(u64::MAX) {
@@ -225,13 +232,34 @@ pub fn array_size(n: i128, segments: usize, draws: Draws) -> Result<usize, Strin
     };
     let memory = u128::try_from(pages).unwrap_or(0) * u128::try_from(page).unwrap_or(0);
     if memory > 0 && bytes > memory {
-        return Err(format!(
-            "numpy._core._exceptions._ArrayMemoryError: Unable to allocate {} for an array with \
-             shape ({n}, {segments}) and data type {dtype}",
-            numpy_size(bytes)
-        ));
+        return Err(memory_error(bytes, n, segments, dtype));
     }
     usize::try_from(n.max(0)).map_err(|_| "MemoryError".to_owned())
+}
+
+/// NumPy's `MemoryError` for an array of `bytes` with shape `(n, segments)`.
+fn memory_error(bytes: u128, n: i128, segments: usize, dtype: &str) -> String {
+    format!(
+        "numpy._core._exceptions._ArrayMemoryError: Unable to allocate {} for an array with \
+         shape ({n}, {segments}) and data type {dtype}",
+        numpy_size(bytes)
+    )
+}
+
+/// Room for the `(n_samples, segments)` array of draws, asked of the allocator as NumPy asks
+/// `malloc`: a refusal is NumPy's `MemoryError`, not an abort. [`array_size`] already refuses
+/// what passes physical memory; this is for a smaller limit (`ulimit -v`, a cgroup), under
+/// which the audit expected an abort.
+fn draws_buffer<T>(n_samples: usize, segments: usize, draws: Draws) -> Result<Vec<T>, String> {
+    let (item, dtype) = draws.dtype();
+    let mut buffer = Vec::new();
+    buffer
+        .try_reserve_exact(n_samples.saturating_mul(segments))
+        .map_err(|_| {
+            let bytes = n_samples as u128 * segments as u128 * item;
+            memory_error(bytes, n_samples as i128, segments, dtype)
+        })?;
+    Ok(buffer)
 }
 
 /// NumPy's `_ArrayMemoryError._size_to_string`: binary units, three significant digits.
@@ -270,7 +298,8 @@ pub fn confidence(
     seed: &Seed,
 ) -> Result<(f64, f64), String> {
     let n = rows.len();
-    let idxs = seed.rng().choice(n as u64, n_samples * n);
+    let mut idxs = draws_buffer(n_samples, n, Draws::Indices)?;
+    seed.rng().choice_into(n as u64, n_samples * n, &mut idxs);
     let mut raw: Vec<Num> = resampled(metric, &to_f32(rows), &idxs, n)?;
     // `sorted(...)`: stable, as Rust's sort.
     raw.sort_by(|a, b| a.value().total_cmp(&b.value()));
@@ -335,7 +364,8 @@ pub fn baseline_estimate(
     seed: &Seed,
 ) -> Result<(f64, f64, bool), String> {
     let n = rows.len();
-    let idxs = seed.rng().choice(n as u64, n_samples * n);
+    let mut idxs = draws_buffer(n_samples, n, Draws::Indices)?;
+    seed.rng().choice_into(n as u64, n_samples * n, &mut idxs);
     let scores = Scores::from_nums(&resampled(metric, &to_f32(rows), &idxs, n)?);
     let (m, ci) = scores.estimate_ci();
     Ok((m, ci, matches!(scores, Scores::F32(_))))
@@ -352,7 +382,8 @@ pub fn paired_bs(
     seed: &Seed,
 ) -> Result<(PairedResult, bool), String> {
     let n = sys_rows.len();
-    let idxs = seed.rng().choice(n as u64, n_samples * n);
+    let mut idxs = draws_buffer(n_samples, n, Draws::Indices)?;
+    seed.rng().choice_into(n as u64, n_samples * n, &mut idxs);
     let sys_score = metric.score(&SbMetric::sum_rows(sys_rows))?.score;
     let diff = (base_score - sys_score).abs();
     let bl = Scores::from_nums(&resampled(metric, &to_f32(base_rows), &idxs, n)?);
@@ -396,7 +427,8 @@ pub fn paired_ar(
     seed: &Seed,
 ) -> Result<PairedResult, String> {
     let n = sys_rows.len();
-    let sel = seed.rng().bools(n_trials * n);
+    let mut sel = draws_buffer(n_trials, n, Draws::Flips)?;
+    seed.rng().bools_into(n_trials * n, &mut sel);
     let sys_score = metric.score(&SbMetric::sum_rows(sys_rows))?.score;
     let diff = (base_score - sys_score).abs();
     let width = sys_rows.first().map_or(0, Vec::len);
