@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::util::{
     diff_seed, float_hex, mecab_ipadic_or_skip, python_check, shared_dir, skip_optional, wmt22_dir,
-    Cmd, Mismatches,
+    Cmd, Mismatches, TempDir,
 };
 
 const DRIVER: &str = "tests/differential/tokenizers.py";
@@ -175,6 +175,62 @@ fn ja_mecab_u_ffff_is_a_word_of_its_own() {
     ] {
         let want: Vec<&str> = want.split(' ').collect();
         assert_eq!(tok.bleu_tokens(line, false), want, "{line:?}");
+    }
+}
+
+/// Regression (audit of crafted models, 2026-11-27): a dictionary vibrato compiles but then
+/// panics on (an `unk.def` without entries for a category of `char.def`: MeCab's "cannot find
+/// UNK category"; an empty `matrix.def`) is refused when it is loaded, with the file named; and
+/// a dictionary file that is a FIFO is refused at once, not waited on for ever.
+#[test]
+fn ja_mecab_dictionaries_vibrato_panics_on_are_refused() {
+    let name = "ja-mecab damaged dictionaries";
+    if !mecab_ipadic_or_skip(name) {
+        return;
+    }
+    let (dir, _) = bleu_stream::tokenize::models::mecab_dic(&Default::default());
+    let scratch = TempDir::new("ja-mecab-damaged");
+    let copy = |name: &str| {
+        let to = scratch.path().join(name);
+        std::fs::create_dir_all(&to).unwrap();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+        to
+    };
+    let no_default = copy("no-default");
+    let unk = std::fs::read(no_default.join("unk.def")).unwrap();
+    let kept: Vec<&[u8]> = unk
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.starts_with(b"DEFAULT,"))
+        .collect();
+    std::fs::write(no_default.join("unk.def"), kept.join(&b'\n')).unwrap();
+    let empty_matrix = copy("empty-matrix");
+    std::fs::write(empty_matrix.join("matrix.def"), b"").unwrap();
+    let fifo = copy("fifo");
+    std::fs::remove_file(fifo.join("Verb.csv")).unwrap();
+    let path = std::ffi::CString::new(fifo.join("Verb.csv").to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    for (dic, says) in [
+        (
+            &no_default,
+            "unk.def: no entry for the character category DEFAULT of char.def",
+        ),
+        (&empty_matrix, "matrix.def: empty"),
+        (&fifo, "Verb.csv: not a regular file"),
+    ] {
+        let out = Cmd::new()
+            .args(["-t", "ja-mecab", "--mecab-dic"])
+            .arg(dic)
+            .env("XDG_CACHE_HOME", scratch.path().join("cache"))
+            .timeout(std::time::Duration::from_secs(60))
+            .stdin("a b c 日本語のテキスト\tx y z 日本語\n😀\tx\n")
+            .run();
+        assert_eq!(out.code, Some(2), "{}", out.describe());
+        assert!(out.stderr_str().contains(says), "{}", out.describe());
+        assert!(!out.stderr_str().contains("panicked"), "{}", out.describe());
     }
 }
 

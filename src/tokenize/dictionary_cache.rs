@@ -99,7 +99,7 @@ pub fn load_or_build<T, E>(
 
 /// The payload of the cache file at `path` if its header checks out.
 fn read_valid(path: &Path, key: u64) -> Option<Vec<u8>> {
-    let mut bytes = std::fs::read(path).ok()?;
+    let mut bytes = super::model_file::read(path).ok()?;
     if bytes.len() < HEADER || &bytes[..16] != MAGIC {
         return None;
     }

@@ -11,6 +11,7 @@ pub mod dictionary_cache;
 mod intl;
 pub mod ja_mecab;
 pub mod ko_mecab;
+pub mod model_file;
 pub mod models;
 pub mod mteval;
 mod regexp;

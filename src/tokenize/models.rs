@@ -103,7 +103,7 @@ fn load_spm(tok: Tokenizer, paths: &ModelPaths) -> Result<Spm, String> {
     let (_, _, url) = spm_file(tok).expect("an SPM tokenizer");
     let (path, how) = spm_model(tok, paths).expect("an SPM tokenizer");
     let (flag, name) = (paths.flag(), tok.cli_name());
-    let bytes = std::fs::read(&path).map_err(|e| {
+    let bytes = super::model_file::read(&path).map_err(|e| {
         format!(
             "{flag} {name} needs the SentencePiece model {} ({how}): {}. bleu-stream does not \
              download; sacreBLEU fetches it from {url} into $SACREBLEU/models/ (default \

@@ -48,6 +48,26 @@ fn with_mecab_ffff(char_def: &mut String, unk_def: &mut String) {
     unk_def.extend(default);
 }
 
+/// A character category that `char.def` defines and `unk.def` has no entry for. MeCab refuses
+/// such a dictionary when it loads it ("cannot find UNK category"); vibrato compiles it and
+/// panics on the first character of the category that no word covers (the audit: an `unk.def`
+/// without its DEFAULT lines, then an emoji).
+fn category_without_unknown_words(char_def: &str, unk_def: &str) -> Option<String> {
+    let defined = char_def
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or_default())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|first| !first.starts_with("0x"));
+    let with_entries: std::collections::HashSet<&str> = unk_def
+        .lines()
+        .filter_map(|l| l.split(',').next())
+        .collect();
+    defined
+        .into_iter()
+        .find(|c| !with_entries.contains(c))
+        .map(str::to_owned)
+}
+
 /// The source dictionary directory, checked and with its checksum (the cache key).
 pub struct Source {
     dir: PathBuf,
@@ -58,7 +78,7 @@ pub struct Source {
 
 fn read(dir: &Path, name: &str) -> Result<Vec<u8>, String> {
     let path = dir.join(name);
-    std::fs::read(&path)
+    crate::tokenize::model_file::read(&path)
         .map_err(|e| format!("{}: {}", path.display(), crate::diagnostic::io_message(&e)))
 }
 
@@ -109,12 +129,9 @@ impl Source {
         let mut buf = Vec::new();
         for name in csvs.iter().map(String::as_str).chain(DEFS) {
             let path = dir.join(name);
-            buf.clear();
-            std::fs::File::open(&path)
-                .and_then(|mut f| std::io::Read::read_to_end(&mut f, &mut buf))
-                .map_err(|e| {
-                    format!("{}: {}", path.display(), crate::diagnostic::io_message(&e))
-                })?;
+            crate::tokenize::model_file::read_into(&path, &mut buf).map_err(|e| {
+                format!("{}: {}", path.display(), crate::diagnostic::io_message(&e))
+            })?;
             sum.add(name.as_bytes()).add(&buf);
         }
         Ok(Source {
@@ -151,9 +168,23 @@ impl Source {
             ));
         }
         let matrix = read(dir, "matrix.def")?;
+        if matrix.is_empty() {
+            // (vibrato unwraps the header line: a panic.)
+            return Err(format!(
+                "{}: empty (its first line gives the matrix's size)",
+                dir.join("matrix.def").display()
+            ));
+        }
         let (mut char_def, mut unk_def) = (String::new(), String::new());
         decode(dir, "char.def", &read(dir, "char.def")?, &mut char_def)?;
         decode(dir, "unk.def", &read(dir, "unk.def")?, &mut unk_def)?;
+        if let Some(category) = category_without_unknown_words(&char_def, &unk_def) {
+            return Err(format!(
+                "{}: no entry for the character category {category} of char.def (MeCab: \
+                 \"cannot find UNK category\"; vibrato panics on the first such character)",
+                dir.join("unk.def").display()
+            ));
+        }
         with_mecab_ffff(&mut char_def, &mut unk_def);
         vibrato::SystemDictionaryBuilder::from_readers(
             lexicon.as_bytes(),

@@ -46,8 +46,8 @@ pub struct CharProperty {
 
 impl CharProperty {
     pub fn open(path: &Path) -> Result<CharProperty, String> {
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let bytes = crate::tokenize::model_file::read(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         CharProperty::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))
     }
 

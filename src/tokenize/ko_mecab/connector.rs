@@ -24,8 +24,8 @@ pub struct Connector {
 
 impl Connector {
     pub fn open(path: &Path, penalties: Vec<(u16, i32)>) -> Result<Connector, String> {
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let bytes = crate::tokenize::model_file::read(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         Connector::parse(bytes, penalties).map_err(|e| format!("{}: {e}", path.display()))
     }
 

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 pub fn read(path: &Path) -> Result<HashMap<String, String>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = crate::tokenize::model_file::read(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     parse(&String::from_utf8_lossy(&bytes)).map_err(|e| format!("{}: {e}", path.display()))
 }
 

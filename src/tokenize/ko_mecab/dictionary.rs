@@ -13,7 +13,6 @@
 //! little-endian (the files are written on and for x86). The feature strings are not read: the
 //! tokenizer only needs surfaces (MeCab's wakati output).
 
-use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
@@ -63,11 +62,8 @@ impl Dictionary {
     /// Reads `path` (header, double array and tokens; the feature strings are skipped).
     pub fn open(path: &Path) -> Result<Dictionary, String> {
         let name = path.display();
-        let mut file = File::open(path).map_err(|e| format!("cannot open {name}: {e}"))?;
-        let size = file
-            .metadata()
-            .map_err(|e| format!("cannot read {name}: {e}"))?
-            .len();
+        let (mut file, size) = crate::tokenize::model_file::open(path)
+            .map_err(|e| format!("cannot open {name}: {e}"))?;
         let mut head = [0u8; HEADER];
         file.read_exact(&mut head)
             .map_err(|_| format!("{name}: dictionary file is broken (shorter than its header)"))?;

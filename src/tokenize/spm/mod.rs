@@ -45,6 +45,10 @@ pub struct Pieces {
     min_score: f32,
 }
 
+/// sentencepiece's bound on a piece: 8,000 bytes or more is "piece is too long." (measured
+/// with sentencepiece 0.2.3: 7,999 bytes load, 8,000 do not).
+const MAX_PIECE_BYTES: usize = 8000;
+
 impl Pieces {
     fn new(m: &proto::ModelProto) -> Result<Pieces, String> {
         let mut normal: Vec<(&str, u32)> = Vec::new();
@@ -57,6 +61,14 @@ impl Pieces {
             let id = u32::try_from(i).map_err(|_| "too many pieces")?;
             if p.text.is_empty() {
                 return Err("piece must not be empty".into());
+            }
+            // sentencepiece 0.2.1 and later refuse these (the audit of crafted models: a NaN
+            // score steers the unigram search, and a 300,000-byte piece loaded).
+            if p.text.len() >= MAX_PIECE_BYTES {
+                return Err("piece is too long.".into());
+            }
+            if !p.score.is_finite() {
+                return Err("score is NaN or Inf.".into());
             }
             match p.kind {
                 PieceType::Normal | PieceType::UserDefined | PieceType::Unused => {
@@ -82,9 +94,16 @@ impl Pieces {
                             p.text
                         ));
                     }
+                    // `PieceToByte`: exactly `ByteToPiece`'s `<0x%02X>`, upper-case digits
+                    // (`<0x3e>` is invalid).
                     let hex = p.text.strip_prefix("<0x").and_then(|s| s.strip_suffix('>'));
+                    let upper = hex.is_some_and(|h| {
+                        h.len() == 2
+                            && h.bytes()
+                                .all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(&c))
+                    });
                     match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                        Some(b) if hex.is_some_and(|h| h.len() == 2) => bytes[b as usize] = true,
+                        Some(b) if upper => bytes[b as usize] = true,
                         _ => return Err(format!("byte piece {} is invalid", p.text)),
                     }
                 }
@@ -338,5 +357,67 @@ mod tests {
         assert_eq!(spm.encode_joined("", &mut s), "");
         assert_eq!(spm.encode_joined("   ", &mut s), "");
         assert!(spm.encode_joined(" the ", &mut s).starts_with('\u{2581}'));
+    }
+
+    /// Regression (audit of crafted models, 2026-11-27): what sentencepiece 0.2.3 refuses to
+    /// load is refused with its message, instead of scored.
+    #[test]
+    fn models_sentencepiece_refuses_are_refused() {
+        const NFKC_BF: &[u8] = include_bytes!("../../../tests/data/spm/unigram_nfkc_bf.model");
+        let good = proto::parse(NFKC_BF).unwrap();
+        assert!(Spm::from_bytes(NFKC_BF).is_ok());
+        let refused = |change: &dyn Fn(&mut proto::ModelProto), says: &str| {
+            let mut m = proto::parse(NFKC_BF).unwrap();
+            change(&mut m);
+            let e = Pieces::new(&m)
+                .and_then(|_| Normalizer::new(&m).map(|_| ()))
+                .map(|_| ())
+                .unwrap_err();
+            assert!(e.contains(says), "{e} (want {says})");
+        };
+        for score in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            refused(&|m| m.pieces[5].score = score, "score is NaN or Inf.");
+        }
+        refused(
+            &|m| m.pieces[5].text = "a".repeat(8000),
+            "piece is too long.",
+        );
+        let byte = good.pieces.iter().position(|p| p.text == "<0x3E>").unwrap();
+        refused(
+            &|m| m.pieces[byte].text = "<0x3e>".into(),
+            "byte piece <0x3e> is invalid",
+        );
+        // The charsmap: its size field, its NUL-terminated strings, a leaf pointing past them.
+        let map = &good.precompiled_charsmap;
+        let size = u32::from_le_bytes(map[..4].try_into().unwrap());
+        for (bad, says) in [
+            (512u32, "Trie data size is not divisible by 1024."),
+            (size + 4, "Trie data size is not divisible by 1024."),
+            (u32::MAX, "Trie data size exceeds the input blob size."),
+        ] {
+            refused(
+                &|m| m.precompiled_charsmap[..4].copy_from_slice(&bad.to_le_bytes()),
+                says,
+            );
+        }
+        refused(
+            &|m| *m.precompiled_charsmap.last_mut().unwrap() = b'a',
+            "normalized block must be null terminated.",
+        );
+        refused(&|m| m.precompiled_charsmap.truncate(3), "is broken");
+        // sentencepiece's own regression case: a leaf's value set to the largest there is.
+        let leaf = (0..size as usize / 4)
+            .find(|&u| map[4 + 4 * u + 3] & 0x80 != 0)
+            .unwrap();
+        refused(
+            &|m| m.precompiled_charsmap[4 + 4 * leaf..8 + 4 * leaf].fill(0xFF),
+            "precompiled_charsmap is invalid.",
+        );
+        // Field number 0 (protobuf refuses it).
+        let mut bytes = NFKC_BF.to_vec();
+        bytes.extend([0, 0]);
+        assert!(Spm::from_bytes(&bytes)
+            .unwrap_err()
+            .contains("field number 0"));
     }
 }

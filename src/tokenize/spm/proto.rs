@@ -86,6 +86,10 @@ impl<'a> Reader<'a> {
             return Ok(None);
         }
         let key = self.varint()?;
+        // Field numbers start at 1: protobuf's parser refuses 0 (the audit appended `\0\0`).
+        if key >> 3 == 0 {
+            return Err("field number 0".into());
+        }
         let value = match key & 7 {
             0 => Value::Varint(self.varint()?),
             1 => {
