@@ -19,8 +19,10 @@ const DEBIAN_REIWA: &str = "令和,1288,1288,5904,名詞,固有名詞,一般,*,*
 
 /// Changes whenever what is compiled from the same source changes (this module's recipe or the
 /// vibrato version's dictionary format), so that the cache key changes with it.
-const RECIPE: &str =
-    "ja-mecab recipe 2; vibrato 0.5; drop Debian reiwa; euc_jp=cpython; U+FFFF no category";
+/// (Recipe 3: the source is checked before it is compiled, so a damaged dictionary an older
+/// bleu-stream compiled and cached is not loaded from the cache unchecked.)
+const RECIPE: &str = "ja-mecab recipe 3; vibrato 0.5; drop Debian reiwa; euc_jp=cpython; \
+                      U+FFFF no category; unk.def covers char.def";
 
 /// The category U+FFFF gets ([`with_mecab_ffff`]): no other character has it.
 const FFFF_CATEGORY: &str = "MECAB_NO_CATEGORY";
