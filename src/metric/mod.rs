@@ -346,9 +346,21 @@ pub mod saved {
     /// Per-order hypothesis n-gram totals of `segments` segments, `totals[0]` for order 1: a
     /// hypothesis of L tokens has `max(L − n + 1, 0)` n-grams of order n, so going up an order
     /// takes at most one n-gram per segment away (a forged order-1 total of 10^15 would make
-    /// a plausible score, not an error, without this check).
+    /// a plausible score, not an error, without this check), and at least one while any are
+    /// left (a segment with an n-gram of order n + 1 has one more of order n: the source audit
+    /// found equal totals of all orders accepted).
     pub fn orders_fit(totals: &[u64], segments: u64, what: &str) -> Result<(), String> {
         for n in 1..totals.len() {
+            if totals[n] > 0 && totals[n] >= totals[n - 1] {
+                return Err(format!(
+                    "inconsistent statistics: {what}: order {} counts {} n-grams, order {n} {} \
+                     (a segment with an n-gram of order {} has one more of order {n})",
+                    n + 1,
+                    totals[n],
+                    totals[n - 1],
+                    n + 1
+                ));
+            }
             let ended = totals[n - 1].saturating_sub(totals[n]);
             if ended > segments {
                 return Err(format!(

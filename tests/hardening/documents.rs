@@ -192,21 +192,22 @@ fn merged_segment_counts_never_wrap() {
 #[test]
 fn metric_sums_that_overflow_are_refused() {
     let half = 1u64 << 63;
-    // Counts that large need at least 2^29 segments (the next test).
+    // Counts that large need at least 2^30 segments (the next test).
     for (metric, stats_value) in [
         (
             "bleu",
-            json!({"counts": [half, 0, 0, 0, 0, 0, half, half, half, half], "nrefs": [1, 1]}),
+            json!({"counts": [half + 3, 0, 0, 0, 0, 0, half + 3, half + 2, half + 1, half],
+                   "nrefs": [1, 1]}),
         ),
         (
             "multi-bleu",
-            json!({"correct": [0, 0, 0, 0], "total": [half, half, half, half], "hyp_len": half,
-                   "ref_len": 0, "nrefs": [1, 1]}),
+            json!({"correct": [0, 0, 0, 0], "total": [half + 3, half + 2, half + 1, half],
+                   "hyp_len": half + 3, "ref_len": 0, "nrefs": [1, 1]}),
         ),
         (
             "mteval-bleu",
-            json!({"matches": [0, 0, 0, 0], "totals": [half, half, half, half], "ref_len": 0,
-                   "nrefs": [1, 1]}),
+            json!({"matches": [0, 0, 0, 0], "totals": [half + 3, half + 2, half + 1, half],
+                   "ref_len": 0, "nrefs": [1, 1]}),
         ),
         (
             "gleu",
@@ -215,7 +216,7 @@ fn metric_sums_that_overflow_are_refused() {
     ] {
         let mut doc = emit(&["-m", metric]);
         *stats(&mut doc, metric) = stats_value;
-        doc["segments"] = json!(1u64 << 29);
+        doc["segments"] = json!(1u64 << 30);
         let one = doc_text(&doc);
         merge_text(&one).assert_success();
         refused(&(one.clone() + &one), "document 2", &["overflows 64 bits"]);
@@ -273,7 +274,14 @@ fn inconsistent_bleu_statistics_are_refused() {
         ),
         (
             json!([10, 9, 5, 4, 3, 2, 10, 11, 10, 9]),
-            "order-2 total above the order-1 total",
+            "order 2 counts 11 n-grams, order 1 10 (a segment with an n-gram of order 2 has one \
+             more of order 1)",
+        ),
+        // Regression (source-level audit, 2026-11-27): equal totals of two orders were
+        // merged; a segment with a bigram has one more unigram.
+        (
+            json!([10, 9, 5, 4, 3, 2, 10, 9, 9, 8]),
+            "order 3 counts 9 n-grams, order 2 9",
         ),
         (
             json!([10, 9, 5, 4, 3, 2, 12, 11, 10, 9]),
@@ -895,7 +903,13 @@ fn group_statistics_add_up_to_their_document() {
             "nltk-bleu" => group["ref_len"] = json!(group["ref_len"].as_u64().unwrap() + 1),
             "multi-bleu" => group["ref_len"] = json!(group["ref_len"].as_u64().unwrap() + 1),
             "gleu" => group["total"] = json!(group["total"].as_u64().unwrap() + 1),
-            "nist" => group["hyp_ngrams"][4] = json!(group["hyp_ngrams"][4].as_u64().unwrap() + 1),
+            // (One more n-gram of every order: each order still one fewer than the one below.)
+            "nist" => {
+                for n in 0..5 {
+                    let x = group["hyp_ngrams"][n].as_u64().unwrap();
+                    group["hyp_ngrams"][n] = json!(x + 1);
+                }
+            }
             "mteval-bleu" => group["ref_len"] = json!(group["ref_len"].as_u64().unwrap() + 1),
             _ => unreachable!(),
         }
