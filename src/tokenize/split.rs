@@ -85,6 +85,12 @@ pub fn split_bounds(
     );
     #[cfg(target_arch = "x86_64")]
     {
+        if std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("popcnt")
+        {
+            // SAFETY: both features were just detected.
+            return unsafe { avx512::split_bounds(bytes, set, base, out, at) };
+        }
         // SAFETY: SSE2 is part of the x86-64 baseline: every processor this target runs on has
         // it (and the compiler assumes it everywhere already).
         unsafe { sse2::split_bounds(bytes, set, base, out, at) }
@@ -241,6 +247,107 @@ pub(super) mod sse2 {
     }
 }
 
+/// [`split_bounds`] 64 bytes at a time with AVX-512: the block's white-space and non-ASCII
+/// masks come from byte compares into mask registers, and each 16 bytes' boundaries are written
+/// by `vpcompressd` (the lanes "offset + byte index" compressed to the boundaries') and one
+/// 64-byte store, instead of a `tzcnt` per boundary and a branch on whether 16 bytes hold more
+/// than eight (mispredicted on runs of short tokens). The last block is a masked load, its
+/// bytes past the end counted as white space (no copy into a padded buffer).
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::{
+        __m512i, _mm512_add_epi32, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask,
+        _mm512_loadu_si512, _mm512_maskz_compress_epi32, _mm512_maskz_loadu_epi8,
+        _mm512_movepi8_mask, _mm512_set1_epi32, _mm512_set1_epi8, _mm512_setr_epi32,
+        _mm512_storeu_si512, _mm512_sub_epi8,
+    };
+
+    use super::AsciiSpace;
+
+    #[target_feature(enable = "avx512f,avx512bw,popcnt")]
+    pub fn split_bounds(
+        bytes: &[u8],
+        set: AsciiSpace,
+        base: u32,
+        out: &mut [u32],
+        at: usize,
+    ) -> (usize, bool) {
+        let mut n = at;
+        // Bit 0 set: "the byte before the first one is white space".
+        let mut prev = 1u64;
+        let mut high = 0u64;
+        // Lane i: the offset of byte i of the current 16 bytes (wrapping like the `u32` sums
+        // of the other versions; `base + bytes.len()` fits in a `u32`).
+        let mut offsets = _mm512_add_epi32(
+            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            _mm512_set1_epi32(base as i32),
+        );
+        let mut blocks = bytes.chunks_exact(64);
+        for block in &mut blocks {
+            let block: &[u8; 64] = block.try_into().expect("64 bytes");
+            // SAFETY: `block` is 64 readable bytes; `loadu` takes any alignment.
+            let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+            let (space, non_ascii) = classify(v, set);
+            high |= non_ascii;
+            let change = space ^ ((space << 1) | prev);
+            prev = space >> 63;
+            for k in 0..4 {
+                n = emit16((change >> (16 * k)) as u16, offsets, out, n);
+                offsets = _mm512_add_epi32(offsets, _mm512_set1_epi32(16));
+            }
+        }
+        // The rest: a masked load (zeros past the end), those bytes then taken as white space,
+        // which closes a token running to the end — also when nothing is left.
+        let rest = blocks.remainder();
+        let valid = (1u64 << rest.len()) - 1;
+        // SAFETY: the mask covers only `rest`'s bytes; masked-off bytes are not accessed.
+        let v = unsafe { _mm512_maskz_loadu_epi8(valid, rest.as_ptr().cast()) };
+        let (space, non_ascii) = classify(v, set);
+        high |= non_ascii & valid;
+        let space = space | !valid;
+        let change = space ^ ((space << 1) | prev);
+        // Only up to the 16 bytes holding the end: each store needs 16 free slots, and the
+        // slots are `bytes.len() + 16` past `at`, with at most one boundary per byte before.
+        for k in 0..=rest.len() / 16 {
+            n = emit16((change >> (16 * k)) as u16, offsets, out, n);
+            offsets = _mm512_add_epi32(offsets, _mm512_set1_epi32(16));
+        }
+        debug_assert!((n - at).is_multiple_of(2));
+        (n, high != 0)
+    }
+
+    /// The white-space bytes (0x09–0x0D, then 0x1C–0x20 for Python or 0x20 for Perl) and the
+    /// bytes over 0x7F of a 64-byte vector, bit i for byte i.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn classify(v: __m512i, set: AsciiSpace) -> (u64, u64) {
+        let controls = _mm512_cmple_epu8_mask(
+            _mm512_sub_epi8(v, _mm512_set1_epi8(0x09)),
+            _mm512_set1_epi8(4),
+        );
+        let upper = match set {
+            AsciiSpace::Python => _mm512_cmple_epu8_mask(
+                _mm512_sub_epi8(v, _mm512_set1_epi8(0x1C)),
+                _mm512_set1_epi8(4),
+            ),
+            AsciiSpace::Perl => _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(0x20)),
+        };
+        (controls | upper, _mm512_movepi8_mask(v))
+    }
+
+    /// Writes the boundaries among 16 bytes (`change`, bit i for byte i; lane i of `offsets`
+    /// is its offset) to `out[n..]` with one compress and one store; returns the new `n`.
+    #[inline]
+    #[target_feature(enable = "avx512f,popcnt")]
+    fn emit16(change: u16, offsets: __m512i, out: &mut [u32], n: usize) -> usize {
+        let packed = _mm512_maskz_compress_epi32(change, offsets);
+        let slots: &mut [u32; 16] = (&mut out[n..n + 16]).try_into().expect("16 slots");
+        // SAFETY: `slots` is 64 writable bytes; `storeu` takes any alignment.
+        unsafe { _mm512_storeu_si512(slots.as_mut_ptr().cast(), packed) };
+        n + change.count_ones() as usize
+    }
+}
+
 /// Writes the positions (offset by `offset`) of the bytes of one word whose white-space-ness
 /// differs from the byte before (`prev`: bit 7 set when the byte before the word is white
 /// space), to `out[n..]`; returns the new `n`.
@@ -289,17 +396,39 @@ mod tests {
         out
     }
 
-    /// `split_bounds` (SSE2 on x86-64) and the SWAR version, which must agree, boundaries and
-    /// non-ASCII flag alike.
+    type Split = fn(&[u8], AsciiSpace, u32, &mut [u32], usize) -> (usize, bool);
+
+    /// Every version this machine runs — `split_bounds` as dispatched, SSE2 and AVX-512 on
+    /// x86-64 (the latter where the processor has it), SWAR — which must agree, boundaries and
+    /// non-ASCII flag alike, each given exactly the `bytes.len() + 16` slots it may fill.
     fn fast(bytes: &[u8], set: AsciiSpace) -> Vec<(usize, usize)> {
-        let mut out = vec![7u32; 3 + bytes.len() + 16];
-        let (end, non_ascii) = split_bounds(bytes, set, 100, &mut out, 3);
-        let mut swar = vec![7u32; 3 + bytes.len() + 16];
-        let (swar_end, swar_non_ascii) = split_bounds_swar(bytes, set, 100, &mut swar, 3);
-        assert_eq!(out[3..end], swar[3..swar_end], "{bytes:?}");
-        assert_eq!(non_ascii, !bytes.is_ascii(), "{bytes:?}");
-        assert_eq!(swar_non_ascii, !bytes.is_ascii(), "{bytes:?}");
-        out[3..end]
+        let mut versions: Vec<Split> = vec![split_bounds, split_bounds_swar];
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: SSE2 is baseline on x86-64.
+            versions.push(|b, s, base, out, at| unsafe { sse2::split_bounds(b, s, base, out, at) });
+            if std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("popcnt")
+            {
+                // SAFETY: both features were just detected.
+                versions.push(|b, s, base, out, at| unsafe {
+                    avx512::split_bounds(b, s, base, out, at)
+                });
+            }
+        }
+        let mut first: Option<Vec<u32>> = None;
+        for split in versions {
+            let mut out = vec![7u32; 3 + bytes.len() + 16];
+            let (end, non_ascii) = split(bytes, set, 100, &mut out, 3);
+            assert_eq!(non_ascii, !bytes.is_ascii(), "{bytes:?}");
+            let got = out[3..end].to_vec();
+            match &first {
+                Some(want) => assert_eq!(&got, want, "{bytes:?}"),
+                None => first = Some(got),
+            }
+        }
+        first
+            .expect("a version")
             .chunks(2)
             .map(|p| (p[0] as usize - 100, p[1] as usize - 100))
             .collect()
@@ -318,10 +447,11 @@ mod tests {
     #[test]
     fn every_byte_in_every_position() {
         // Each byte value at each offset of a word, between and inside tokens, in lines of every
-        // length around the word size.
+        // length around the word sizes (8, 16 and 64 bytes).
+        let lengths = (0..36).chain(60..70).chain(126..131);
         for set in [AsciiSpace::Python, AsciiSpace::Perl] {
             for b in 0..=255u8 {
-                for len in 0..36 {
+                for len in lengths.clone() {
                     for at in 0..len {
                         let mut line = vec![b'x'; len];
                         line[at] = b;
