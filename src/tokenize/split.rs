@@ -1,4 +1,5 @@
-//! Splitting at ASCII white space, sixteen bytes at a time (SSE2) or eight (SWAR elsewhere).
+//! Splitting at ASCII white space, 64 bytes at a time (AVX-512, where the processor has it),
+//! sixteen (SSE2) or eight (SWAR elsewhere).
 //!
 //! A byte-at-a-time splitter mispredicts a branch at nearly every token boundary, and on
 //! whitespace-tokenized text (NLTK BLEU, multi-bleu.perl) that was the largest cost after n-gram
