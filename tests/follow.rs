@@ -39,24 +39,32 @@ fn follow_reads_through_truncation_and_replacement() {
         "{restart}"
     );
     assert_eq!(live.json()["line"], 3);
-    // Replacement: a new file under the same name; a last line without newline still counts.
+    // Replacement: a new file under the same name; a last line without newline in the old
+    // file is a piece of a line its writer did not end: dropped, with a warning.
     append("x y\tx y");
     fs::rename(&log, dir.join("decoder.log.1")).unwrap();
     fs::write(&log, segment(5)).unwrap();
-    assert_eq!(live.json()["line"], 4);
     let restart = live.json();
     assert!(
         restart["note"].as_str().unwrap().contains("was replaced"),
         "{restart}"
     );
-    assert_eq!(live.json()["line"], 5);
+    assert_eq!(live.json()["line"], 4);
     signal(&live.child, "TERM");
     let last = live.json();
     assert_eq!(
         (last["final"].as_bool(), last["segments"].as_u64()),
-        (Some(true), Some(5))
+        (Some(true), Some(4))
     );
-    assert_eq!(live.wait().0, Some(143));
+    let (status, stderr) = live.wait();
+    assert_eq!(status, Some(143));
+    assert!(
+        stderr.contains(
+            "decoder.log was replaced: a last line of 7 bytes without newline in the old \
+             contents is dropped, not scored"
+        ),
+        "{stderr}"
+    );
 }
 
 /// Regression (audit 2026-11-26): a copytruncate rotation while the follower is behind the
@@ -433,19 +441,22 @@ fn follow_reports_an_unreadable_replacement_once_and_waits_for_a_readable_one() 
     assert_eq!(live.json()["line"], 1);
     let stderr = || fs::read_to_string(&err_path).unwrap();
     let said_once = |what: &str| {
-        let warning = format!(
-            "bleu-stream: warning: {name}: {what}: waiting for a readable file under that name\n"
-        );
+        let warning = format!("bleu-stream: warning: {name}: {what}\n");
         wait_for(&warning, || stderr().contains(&warning));
         // Many more polls (every 20 ms) without a second warning.
         thread::sleep(Duration::from_millis(300));
         assert_eq!(stderr().matches(&warning).count(), 1, "{}", stderr());
     };
-    // A symbolic link to itself, renamed over the name: unreadable even by root.
+    let waiting = |what: &str| format!("{what}: waiting for a readable file under that name");
+    // A symbolic link to itself, renamed over the name: unreadable even by root. The name
+    // cannot even be looked up: nothing says the old file is finished, it is read on.
     let link = dir.join("link");
     std::os::unix::fs::symlink("decoder.log", &link).unwrap();
     fs::rename(&link, &log).unwrap();
-    said_once("Too many levels of symbolic links");
+    said_once(
+        "Too many levels of symbolic links: cannot check the name; reading on from the file \
+         already open",
+    );
     // A file without read permission, where permissions hold (not for root).
     let locked = dir.join("locked");
     fs::write(&locked, segment(9)).unwrap();
@@ -457,12 +468,12 @@ fn follow_reports_an_unreadable_replacement_once_and_waits_for_a_readable_one() 
         );
     } else {
         fs::rename(&locked, &log).unwrap();
-        said_once("Permission denied");
+        said_once(&waiting("Permission denied"));
     }
     // A directory (a file cannot be replaced by one in one step: the name is missing between).
     fs::remove_file(&log).unwrap();
     fs::create_dir(&log).unwrap();
-    said_once("Is a directory");
+    said_once(&waiting("Is a directory"));
     // Readable again.
     fs::remove_dir(&log).unwrap();
     let fresh = dir.join("fresh");
@@ -510,5 +521,237 @@ fn follow_stdin_is_a_usage_error_and_a_directory_an_error() {
     assert_eq!(
         out.stderr_str(),
         format!("bleu-stream: error: {}: Is a directory\n", dir.display())
+    );
+}
+
+/// Regression (audit F1): a copytruncate rotation that left the file shorter than the read
+/// position, while the reader was behind the writer (held back here by a consumer that does
+/// not read its rows yet), lost the unread rest of the old contents in silence (171,000 of
+/// 200,000 lines in the audit's run) and scored the piece of a line at the edge of the read
+/// buffer as a line: a read past the end of a truncated file returns nothing, which looked like
+/// the end of the data. The loss is said, with the bytes never read, and the piece dropped.
+#[test]
+fn follow_warns_of_a_truncation_that_catches_the_reader_behind() {
+    let dir = tempdir("truncated-behind");
+    let log = dir.join("l.log");
+    let old = 200_000;
+    let text: String = (0..old).map(|i| format!("old {i}\told {i}\n")).collect();
+    fs::write(&log, &text).unwrap();
+    let mut child = Command::new(crate::util::BIN)
+        .args(["-j", "1", "--follow", log.to_str().unwrap(), "-f", "jsonl"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
+    // The reader stops when the pipe and the queues are full, far from the end of the file;
+    // then the file is emptied and gets one line: shorter than the read position.
+    thread::sleep(Duration::from_millis(300));
+    fs::write(&log, "").unwrap();
+    fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .unwrap()
+        .write_all(b"x y\tx y\n")
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    tx.send(serde_json::from_str::<serde_json::Value>(&first).unwrap())
+        .unwrap();
+    thread::spawn(move || {
+        for line in std::io::BufRead::lines(stdout) {
+            let value: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+            if tx.send(value).is_err() {
+                break;
+            }
+        }
+    });
+    // Every row is a whole line (hypothesis = reference: every n-gram matches): old lines, the
+    // restart, the new line.
+    let (mut rows, mut restart) = (0, None);
+    loop {
+        let row = rx
+            .recv_timeout(DEADLINE)
+            .unwrap_or_else(|_| panic!("{rows} rows"));
+        match row["type"].as_str() {
+            Some("segment") => {
+                assert_eq!(
+                    row["bleu"]["counts"], row["bleu"]["totals"],
+                    "a piece of a line scored: {row}"
+                );
+                rows += 1;
+                if restart.is_some() {
+                    break;
+                }
+            }
+            _ => restart = Some(row),
+        }
+    }
+    assert!(rows < old, "{rows} rows: the reader was not behind");
+    let restart = restart.unwrap();
+    assert!(
+        restart["note"]
+            .as_str()
+            .unwrap()
+            .contains("l.log was truncated"),
+        "{restart}"
+    );
+    signal(&child, "TERM");
+    let last = rx.recv_timeout(DEADLINE).unwrap();
+    assert_eq!(
+        (last["segments"].as_u64(), last["bad_lines"].as_u64()),
+        (Some(rows as u64), Some(0)),
+        "{last}"
+    );
+    assert_eq!(child.wait().unwrap().code(), Some(143));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(
+        stderr.contains(
+            "l.log was rewritten before it was read to its end: what was not read yet of the \
+             old contents is lost ("
+        ) && stderr.contains(" bytes or more)"),
+        "{stderr}"
+    );
+}
+
+/// Regression (audit F2): after a `create` rotation (the log renamed, a new one created), the
+/// old file was read once when the swap was noticed: what its writer added after that (before
+/// it reopened the name) was lost, and its half-written last line was scored as a whole line.
+/// Like GNU `tail -F`, the old file is read on until it has been quiet for a while; a line its
+/// writer never ends is dropped, with a warning.
+#[test]
+fn follow_reads_a_replaced_file_on_and_drops_its_unended_line() {
+    let dir = tempdir("replaced-late");
+    let log = dir.join("l.log");
+    fs::write(&log, "").unwrap();
+    let live = Live::spawn(&["--follow", log.to_str().unwrap(), "-f", "jsonl"]);
+    let mut writer = fs::OpenOptions::new().append(true).open(&log).unwrap();
+    write(&mut writer, "a b\ta b\n");
+    assert_eq!(live.json()["line"], 1);
+    write(&mut writer, "half a\thalf");
+    fs::rename(&log, dir.join("l.log.1")).unwrap();
+    fs::write(&log, "").unwrap();
+    // The follower notices the new file (it checks every 20 ms) before the writer ends its
+    // line in the old one and adds another.
+    thread::sleep(Duration::from_millis(200));
+    write(&mut writer, " a\nc d\tc d\ne f\te");
+    drop(writer);
+    for line in [1, 2] {
+        let row = live.json();
+        assert_eq!(row["line"], line + 1, "{row}");
+        assert_eq!(row["bleu"]["counts"], row["bleu"]["totals"], "{row}");
+    }
+    fs::write(&log, segment(4)).unwrap();
+    let restart = live.json();
+    assert!(
+        restart["note"]
+            .as_str()
+            .unwrap()
+            .contains("l.log was replaced"),
+        "{restart}"
+    );
+    assert_eq!(live.json()["line"], 4);
+    signal(&live.child, "TERM");
+    let last = live.json();
+    assert_eq!(
+        (last["segments"].as_u64(), last["bad_lines"].as_u64()),
+        (Some(4), Some(0)),
+        "{last}"
+    );
+    let (status, stderr) = live.wait();
+    assert_eq!(status, Some(143));
+    assert!(
+        stderr.contains(
+            "l.log was replaced: a last line of 5 bytes without newline in the old contents is \
+             dropped, not scored"
+        ),
+        "{stderr}"
+    );
+}
+
+/// Regression (audit F3): a followed FIFO replaced after its last writer closed it was never
+/// read again: the reopen waited, in a blocking open, for a writer of the old FIFO. A new
+/// FIFO's writer waited for ever; a regular file was never read.
+#[test]
+fn follow_fifo_replaced_by_a_fifo_or_a_file_is_read() {
+    let dir = tempdir("fifo-replaced");
+    let fifo = dir.join("hyp-ref");
+    mkfifo(&fifo);
+    let mut live = Live::spawn(&["--follow", fifo.to_str().unwrap(), "-f", "jsonl"]);
+    let mut writer = open_writer(&fifo, &mut live);
+    write(&mut writer, &segment(1));
+    drop(writer);
+    assert_eq!(live.json()["line"], 1);
+    // A new FIFO: its writer's open waits until bleu-stream opens it for reading.
+    fs::remove_file(&fifo).unwrap();
+    mkfifo(&fifo);
+    let mut writer = open_writer(&fifo, &mut live);
+    write(&mut writer, &segment(2));
+    drop(writer);
+    // A regular file.
+    let file = dir.join("file");
+    fs::write(&file, segment(3)).unwrap();
+    fs::rename(&file, &fifo).unwrap();
+    for line in [2, 3] {
+        let restart = live.json();
+        assert!(
+            restart["note"].as_str().unwrap().contains("was replaced"),
+            "{restart}"
+        );
+        assert_eq!(live.json()["line"], line);
+    }
+    signal(&live.child, "TERM");
+    let last = live.json();
+    assert_eq!(last["segments"].as_u64(), Some(3), "{last}");
+    let (status, stderr) = live.wait();
+    assert_eq!((status, stderr.as_str()), (Some(143), ""));
+}
+
+/// Regression (audit F5): a name that could not be looked up for a moment (a directory on the
+/// way not searchable, or here no directory) counted as a replacement, and once it worked
+/// again the same file was read again from its start: every line counted twice. The open file
+/// is read on, with one warning.
+#[test]
+fn follow_reads_on_when_the_name_cannot_be_looked_up_for_a_while() {
+    let dir = tempdir("lookup");
+    let sub = dir.join("dx");
+    fs::create_dir(&sub).unwrap();
+    let log = sub.join("log");
+    fs::write(&log, format!("{}{}", segment(1), segment(2))).unwrap();
+    let err_path = dir.join("stderr");
+    let err_file = File::create(&err_path).unwrap();
+    let mut live = Live::spawn_with(
+        &["--follow", log.to_str().unwrap(), "-f", "jsonl"],
+        Stdio::from(err_file),
+    );
+    expect_segments(&mut live, 1..=2);
+    // dx/log fails with "Not a directory" while dx is a file.
+    let moved = dir.join("dx.real");
+    fs::rename(&sub, &moved).unwrap();
+    fs::write(&sub, "").unwrap();
+    let stderr = || fs::read_to_string(&err_path).unwrap();
+    wait_for("the warning", || stderr().contains("Not a directory"));
+    fs::remove_file(&sub).unwrap();
+    fs::rename(&moved, &sub).unwrap();
+    fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .unwrap()
+        .write_all(segment(3).as_bytes())
+        .unwrap();
+    expect_segments(&mut live, [3]);
+    signal(&live.child, "TERM");
+    let last = live.json();
+    assert_eq!(last["segments"].as_u64(), Some(3), "{last}");
+    assert_eq!(live.wait().0, Some(143));
+    assert_eq!(
+        stderr(),
+        format!(
+            "bleu-stream: warning: {}: Not a directory: cannot check the name; reading on from \
+             the file already open\n",
+            log.display()
+        )
     );
 }

@@ -11,6 +11,12 @@ use super::{io_message, read_failed, Batcher, LineReader, ReaderState, Refs, Sto
 /// How often a followed file is checked for growth, truncation and replacement.
 const FOLLOW_POLL: Duration = Duration::from_millis(20);
 
+/// After a replacement, the old file is read on until it has not grown for this many polls
+/// (1 s): its writer may not have reopened the name yet, and may still be writing the end of
+/// a line. GNU `tail -F` (polling) likewise reads the old file until it has been unchanged for
+/// `--max-unchanged-stats` checks (5, a second apart) before it looks at the name again.
+const REPLACED_QUIET_POLLS: u32 = 50;
+
 /// A followed file, opened.
 struct Followed {
     reader: LineReader,
@@ -33,13 +39,17 @@ struct Follower<'a> {
 
 /// `--follow`: reads `path` like `tail -F`, from its start: keeps reading as it grows; when it is
 /// truncated (`copytruncate` rotation), rewritten in place (the bytes before the read position
-/// changed) or replaced (a new file under the name), reads the new contents from the start,
-/// after a batch that marks the restart. A file that does not exist yet is waited for; a
-/// replacement that cannot be read (no permission, a directory, a symlink loop) is warned
-/// about once and waited on until it can be. A FIFO is read writer after writer: when its last
-/// writer closes it, a last line without newline is a line, and the FIFO is opened again for
-/// the next writer (`tail -F` reopens a name the same way), its lines continuing the stream.
-/// Ends only on a stop request.
+/// changed) or replaced (a new file under the name: the old one is read on until it has not
+/// grown for a second), reads the new contents from the start, after a batch that marks the
+/// restart. A last line without newline in the old contents is a piece of a line (its writer
+/// did not end it there), dropped with a warning, as is what a truncation or rewrite took
+/// before it was read. A file that does not exist yet is waited for; a replacement that cannot
+/// be read (no permission, a directory, a symlink loop) is warned about once and waited on until
+/// it can be; a name that cannot be looked up for a while leaves the open file read on. A FIFO
+/// is read writer after writer: when its last writer closes it, a last line without newline is
+/// a line, and the FIFO is opened again for the next writer (`tail -F` reopens a name the same
+/// way), its lines continuing the stream; a FIFO or file put under the name meanwhile is read
+/// instead. Ends only on a stop request.
 ///
 /// Every wait (for a writer, for growth, for the file to appear or become readable) happens
 /// with every complete line read sent and the reader marked waiting (see [`ReaderState`]), so
@@ -58,7 +68,7 @@ pub(super) fn read_follow(
         state: Arc::clone(&out.state),
         warned: None,
     };
-    let Some(mut followed) = follower.reopen(out, None, true)? else {
+    let Some(mut followed) = follower.reopen(out, None, None)? else {
         return Ok(());
     };
     loop {
@@ -83,32 +93,44 @@ pub(super) fn read_follow(
                 }
             }
         };
-        if change == Some("replaced") {
-            // What was written to the old file before it was replaced is still to be read.
-            followed.reader.resume();
-            follower.drain(&mut followed.reader, out)?;
-            if followed.reader.halted() {
-                return Ok(());
-            }
+        if change == Some("replaced") && !follower.drain_replaced(&mut followed.reader, out)? {
+            return Ok(());
         }
-        if followed.reader.cut_short() {
-            // Rewritten while the reader was behind: the rest of the old contents is gone, and
-            // a partial line read is a piece of a line, not one.
-            let dropped = followed.reader.abandon();
-            let partial = match dropped {
+        let reader = &mut followed.reader;
+        if reader.cut_short() || reader.unread() > 0 {
+            // Truncated, or rewritten, while the reader was behind: the rest of the old
+            // contents is gone, and a partial line read is a piece of a line, not one. (A
+            // truncation that leaves the file shorter than the read position is only seen as
+            // the end of the data: the length seen after the last read tells what was lost.)
+            let unread = match reader.unread() {
+                0 => String::new(),
+                n => format!(" ({n} bytes or more)"),
+            };
+            let partial = match reader.abandon() {
                 0 => String::new(),
                 n => format!("; a partial line of {n} bytes read before is dropped"),
             };
             crate::diagnostic::diagnostic(&format!(
                 "warning: {} was rewritten before it was read to its end: what was not read \
-                 yet of the old contents is lost{partial}",
+                 yet of the old contents is lost{unread}{partial}",
+                follower.name
+            ));
+        } else if let (Some(change), 1..) = (change, reader.pending()) {
+            // A regular file truncated or replaced after a line without newline: its writer
+            // did not end it (in the old file, within the grace period after a replacement),
+            // so it is a piece of a line, whose rest (if it comes) goes to the new contents.
+            // Scored, it would be a wrong segment or a bad line.
+            let dropped = reader.abandon();
+            crate::diagnostic::diagnostic(&format!(
+                "warning: {} was {change}: a last line of {dropped} bytes without newline in \
+                 the old contents is dropped, not scored",
                 follower.name
             ));
         } else {
-            // The old file (or what the FIFO's writers wrote) is finished: a last line without
-            // newline is a line.
-            followed.reader.finish();
-            follower.drain(&mut followed.reader, out)?;
+            // What the FIFO's writers wrote is finished: a last line without newline is a
+            // line (its last writer closed the FIFO).
+            reader.finish();
+            follower.drain(reader, out)?;
         }
         out.send()?;
         if followed.stream && followed.reader.offset() == 0 {
@@ -125,7 +147,7 @@ pub(super) fn read_follow(
         // The old file stays open until the new one is: a FIFO keeps a reader all along, so a
         // writer that opens it meanwhile loses nothing (a FIFO's data is discarded when its
         // last reader closes it).
-        match follower.reopen(out, note, false)? {
+        match follower.reopen(out, note, Some(followed.id))? {
             Some(new) => followed = new,
             None => return Ok(()),
         }
@@ -155,43 +177,103 @@ impl Follower<'_> {
         self.state.set_waiting(false);
     }
 
+    /// After the name was found to lead to another file: reads on from the old one until it
+    /// has not grown for [`REPLACED_QUIET_POLLS`] polls, as GNU `tail -F` does, so that the
+    /// lines its writer adds before it reopens the name, and the end of a line it was writing,
+    /// are not lost (audit F2: they were, and a half-written last line was scored as a whole
+    /// one). False on a stop.
+    fn drain_replaced(&self, reader: &mut LineReader, out: &mut Batcher) -> Result<bool, Stop> {
+        let mut quiet = 0;
+        loop {
+            reader.resume();
+            let before = reader.offset();
+            self.drain(reader, out)?;
+            if reader.halted() || self.state.stop_requested() {
+                return Ok(false);
+            }
+            if reader.cut_short() {
+                return Ok(true);
+            }
+            quiet = if reader.offset() == before {
+                quiet + 1
+            } else {
+                0
+            };
+            if quiet >= REPLACED_QUIET_POLLS {
+                return Ok(true);
+            }
+            self.poll();
+        }
+    }
+
     /// How the regular file at the path differs from the one being read, if it does.
-    fn change(&self, followed: &Followed) -> Option<&'static str> {
+    fn change(&mut self, followed: &Followed) -> Option<&'static str> {
         let reader = &followed.reader;
-        match std::fs::metadata(self.path) {
-            Ok(meta) if file_id(&meta) != followed.id => Some("replaced"),
-            Ok(meta) if meta.len() < reader.offset() => Some("truncated"),
+        let meta = match std::fs::metadata(self.path) {
+            Ok(meta) => meta,
+            // Missing for a moment during a rotation: read on from the old file meanwhile.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
+            // The name cannot be looked up (a directory on the way that cannot be searched or
+            // is no directory for a moment, a symlink loop): nothing says the file changed.
+            // Read on from the open file, and say so once. Taking this as a replacement made
+            // the same file be read again from its start once the name worked again, every
+            // line counted twice (audit F5). GNU `tail -F` does read it again ("has become
+            // accessible"); a score must not count a line twice.
+            Err(e) => {
+                let warning = format!(
+                    "{}: cannot check the name; reading on from the file already open",
+                    io_message(&e)
+                );
+                if self.warned.as_ref() != Some(&warning) {
+                    crate::diagnostic::diagnostic(&format!("warning: {}: {warning}", self.name));
+                    self.warned = Some(warning);
+                }
+                return None;
+            }
+        };
+        self.warned = None;
+        if file_id(&meta) != followed.id {
+            Some("replaced")
+        } else if meta.len() < reader.offset() {
+            Some("truncated")
+        } else if meta.len() > reader.offset() && !reader.tail_matches() {
             // Grown: unless the bytes before the read position are the ones read there, the
             // file was rewritten (truncated and regrown past the position between two polls).
-            Ok(meta) if meta.len() > reader.offset() && !reader.tail_matches() => Some("truncated"),
-            // Missing for a moment during a rotation: read on from the old file meanwhile.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            // The name no longer leads to a file (a symlink loop, a directory on the way that
-            // cannot be searched): the old file is finished, the name is waited on.
-            Err(_) => Some("replaced"),
-            // Unchanged: wait.
-            Ok(_) => None,
+            Some("truncated")
+        } else {
+            // Unchanged, or grown: read on.
+            None
         }
     }
 
     /// Opens the path, waiting (one poll at a time) until it can be read; `None` if a stop is
-    /// requested first. `note` marks the restart in the report once it is open. At the first
-    /// open a missing file is waited for (one warning) and any other failure is fatal; later,
-    /// every failure is warned about once and waited out: a rotation that leaves something
-    /// unreadable under the name is said, not waited on in silence, and not fatal to a daemon.
+    /// requested first. `note` marks the restart in the report once it is open; without one,
+    /// a file other than `previous` (the one read before, if any: a FIFO whose name now leads
+    /// elsewhere) is marked replaced. At the first open a missing file is waited for (one
+    /// warning) and any other failure is fatal; later, every failure is warned about once and
+    /// waited out: a rotation that leaves something unreadable under the name is said, not
+    /// waited on in silence, and not fatal to a daemon.
     fn reopen(
         &mut self,
         out: &mut Batcher,
         note: Option<String>,
-        first: bool,
+        previous: Option<Option<(u64, u64)>>,
     ) -> Result<Option<Followed>, Stop> {
+        let first = previous.is_none();
         loop {
             if self.state.stop_requested() {
                 return Ok(None);
             }
             let warning = match self.open() {
-                Ok(followed) => {
+                // A FIFO whose name led elsewhere while it waited for a writer, or a stop.
+                Ok(None) => continue,
+                Ok(Some(followed)) => {
                     self.warned = None;
+                    let note = note.or_else(|| {
+                        previous.filter(|&id| id != followed.id).map(|_| {
+                            format!("{} was replaced: reading it from the start", self.name)
+                        })
+                    });
                     if let Some(note) = note {
                         out.batch.restart = Some(note);
                         out.send()?;
@@ -217,13 +299,13 @@ impl Follower<'_> {
         }
     }
 
-    /// Opens the path. Marked waiting throughout (the caller has sent every line read): opening
-    /// a FIFO waits for a writer.
-    fn open(&self) -> io::Result<Followed> {
-        self.state.set_waiting(true);
-        let file = File::open(self.path);
-        self.state.set_waiting(false);
-        let file = file?;
+    /// Opens the path; `None` when a stop is requested, or the name leads elsewhere, while a
+    /// FIFO waits for a writer. A FIFO is opened without blocking and then waited on one poll
+    /// at a time, the name checked at every poll: a blocking open waited for a writer of the
+    /// FIFO it had found, so a FIFO replaced after its last writer closed it (by a new FIFO,
+    /// whose writer then waited for ever, or a regular file) was never read again (audit F3).
+    fn open(&self) -> io::Result<Option<Followed>> {
+        let file = open_nonblocking(self.path)?;
         let meta = file.metadata()?;
         // Linux opens a directory for reading; its reads fail.
         if meta.is_dir() {
@@ -232,6 +314,11 @@ impl Follower<'_> {
                 "Is a directory",
             ));
         }
+        let id = file_id(&meta);
+        if is_fifo(&meta) && !self.wait_for_writer(&file, id)? {
+            return Ok(None);
+        }
+        set_blocking(&file)?;
         let mut reader = LineReader::new(Box::new(file.try_clone()?), self.name.clone())
             .following()
             .max_line(self.max_line);
@@ -243,12 +330,99 @@ impl Follower<'_> {
         // A regular file is checked after every read (and at every poll) for a rewrite under
         // the reader: the bytes before the read position must still be the ones read there.
         reader.positioned = (!stream).then_some(file);
-        Ok(Followed {
-            reader,
-            id: file_id(&meta),
-            stream,
-        })
+        Ok(Some(Followed { reader, id, stream }))
     }
+
+    /// Waits, marked waiting, one poll at a time, until a writer has written to the FIFO
+    /// `file` (opened without blocking) or opened and closed it. False when a stop is requested
+    /// or the path no longer leads to this FIFO (`id`) first. A name that cannot be looked up
+    /// for a moment, or is missing, is waited out on the FIFO open.
+    #[cfg(unix)]
+    fn wait_for_writer(&self, file: &File, id: Option<(u64, u64)>) -> io::Result<bool> {
+        use std::os::fd::AsRawFd;
+        let timeout = FOLLOW_POLL.as_millis() as libc::c_int;
+        loop {
+            if self.state.stop_requested() {
+                return Ok(false);
+            }
+            let mut fd = libc::pollfd {
+                fd: file.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            self.state.set_waiting(true);
+            // SAFETY: one valid `pollfd` for the descriptor `file` owns. Linux reports no
+            // POLLHUP on a FIFO opened for reading before any writer has come: the poll waits
+            // for a writer's data or its close.
+            let ready = unsafe { libc::poll(&mut fd, 1, timeout) };
+            self.state.set_waiting(false);
+            match ready {
+                1.. => return Ok(true),
+                0 => {}
+                _ => {
+                    let e = io::Error::last_os_error();
+                    if e.kind() != io::ErrorKind::Interrupted {
+                        return Err(e);
+                    }
+                }
+            }
+            if std::fs::metadata(self.path).is_ok_and(|meta| file_id(&meta) != id) {
+                return Ok(false);
+            }
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn wait_for_writer(&self, _file: &File, _id: Option<(u64, u64)>) -> io::Result<bool> {
+        Ok(true)
+    }
+}
+
+/// Opens `path` for reading without waiting for a FIFO's writer (`O_NONBLOCK`, which changes
+/// nothing for a regular file).
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    File::open(path)
+}
+
+/// Makes reads of `file` wait for data again, once a FIFO has a writer: the reader marks
+/// itself waiting around them.
+#[cfg(unix)]
+fn set_blocking(file: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: `fd` is the open descriptor `file` owns; F_GETFL/F_SETFL only read and set its
+    // status flags.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags == -1 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn set_blocking(_file: &File) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(unix)]
+fn is_fifo(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    meta.file_type().is_fifo()
+}
+
+#[cfg(not(unix))]
+fn is_fifo(_meta: &std::fs::Metadata) -> bool {
+    false
 }
 
 /// Device and inode of a file, to notice that a path now names another file.

@@ -117,6 +117,11 @@ pub struct LineReader {
     pub(super) positioned: Option<File>,
     /// A read found the followed file rewritten under the reader ([`Self::cut_short`]).
     cut_short: bool,
+    /// `--follow` on a regular file: its length after the last read that returned data
+    /// (`fstat` of [`positioned`](Self::positioned)), to tell, once the file is found
+    /// truncated, whether the reader had reached its end or lost what it had not read yet
+    /// ([`Self::unread`]).
+    seen_len: u64,
 }
 
 /// `--follow`: bytes before the read position checked to notice a rewritten file.
@@ -152,6 +157,7 @@ impl LineReader {
             tail: Vec::new(),
             positioned: None,
             cut_short: false,
+            seen_len: 0,
         }
     }
 
@@ -193,16 +199,34 @@ impl LineReader {
         self.cut_short
     }
 
-    /// `--follow`, after [`cut_short`](Self::cut_short): drops what is buffered after the last
-    /// complete line (and an over-long line being skipped) instead of counting it as a last
-    /// line, and ends the stream. Returns the bytes dropped.
+    /// `--follow`, when the old contents end in a piece of a line (after
+    /// [`cut_short`](Self::cut_short), bytes [`unread`](Self::unread) at a truncation, or a
+    /// line without newline at a rotation): drops what is buffered after the last complete line
+    /// (and an over-long line being skipped) instead of counting it as a last line, and ends
+    /// the stream. Returns the bytes dropped.
     pub fn abandon(&mut self) -> u64 {
-        let dropped = (self.end - self.start) as u64 + self.skipping.take().unwrap_or(0);
+        let dropped = self.pending();
+        self.skipping = None;
         self.start = self.end;
         self.newline = None;
         self.follow = false;
         self.eof = true;
         dropped
+    }
+
+    /// `--follow` on a regular file: bytes that were in the file beyond the read position when
+    /// it was last looked at (after the last read that returned data). Once the file is found
+    /// truncated, that many bytes of the old contents were never read: a read returns nothing
+    /// past the end of a truncated file, which looks like the end of the data, so without this
+    /// a truncation under a reader still behind the writer lost them in silence (audit F1).
+    pub fn unread(&self) -> u64 {
+        self.seen_len.saturating_sub(self.offset)
+    }
+
+    /// Bytes buffered after the last complete line (with those of an over-long line being
+    /// skipped): a line whose newline has not been read.
+    pub fn pending(&self) -> u64 {
+        (self.end - self.start) as u64 + self.skipping.unwrap_or(0)
     }
 
     /// Bytes read from the stream so far.
@@ -389,6 +413,10 @@ impl LineReader {
                     }
                     self.end += n;
                     self.offset += n as u64;
+                    if let Some(file) = self.positioned.as_ref().filter(|_| self.follow) {
+                        // One fstat per read of up to READ_SIZE bytes.
+                        self.seen_len = file.metadata().map_or(self.offset, |m| m.len());
+                    }
                     break Ok(());
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
