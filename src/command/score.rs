@@ -50,7 +50,7 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
         }
     };
     let reader_state = Arc::new(ReaderState::default());
-    let (events, caught_stop) = match signals::spawn(signals, Arc::clone(&reader_state)) {
+    let (events, caught_stop, reports) = match signals::spawn(signals, Arc::clone(&reader_state)) {
         Ok(spawned) => spawned,
         Err(e) => {
             diagnostic(&format!(
@@ -93,6 +93,7 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
     let control = Control {
         events,
         reader: reader_state,
+        reports,
     };
     let outcome = match pipeline::run(
         plan,

@@ -143,6 +143,8 @@ impl LineLimit {
 pub struct Control {
     pub events: Receiver<Event>,
     pub reader: Arc<ReaderState>,
+    /// Served as each [`Event::Report`] is answered, so that requests merge while one waits.
+    pub reports: crate::signals::ReportRequests,
 }
 
 impl Default for Control {
@@ -151,6 +153,7 @@ impl Default for Control {
         Control {
             events: never(),
             reader: Arc::default(),
+            reports: crate::signals::ReportRequests::default(),
         }
     }
 }

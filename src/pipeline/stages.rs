@@ -208,7 +208,7 @@ fn merger<D, M: Merge<D>>(
     loop {
         // Events first, so that a signal is answered promptly even while input pours in.
         while let Ok(event) = events.try_recv() {
-            merge.event(event)?;
+            answer(event, control, merge)?;
         }
         if ticker.try_recv().is_ok() {
             merge.tick()?;
@@ -236,7 +236,7 @@ fn merger<D, M: Merge<D>>(
                     },
                     recv(events) -> event => {
                         match event {
-                            Ok(event) => merge.event(event)?,
+                            Ok(event) => answer(event, control, merge)?,
                             Err(_) => events = never(),
                         }
                         None
@@ -262,6 +262,16 @@ fn merger<D, M: Merge<D>>(
             }
         }
     }
+}
+
+/// Hands `event` to the merger. A report request is marked served first: requests that came
+/// since it was sent are answered by the report written now, and one that comes while it is
+/// written asks for another (see [`crate::signals::ReportRequests`]).
+fn answer<D, M: Merge<D>>(event: Event, control: &Control, merge: &mut M) -> io::Result<()> {
+    if event == Event::Report {
+        control.reports.serve();
+    }
+    merge.event(event)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ mod documents;
 mod limits;
 mod memory;
 mod report_files;
+mod report_requests;
 
 use std::fs::File;
 use std::process::{Command, Stdio};
