@@ -288,6 +288,38 @@ fn sighup_does_not_reopen_the_output_onto_an_input() {
     assert_eq!(line_count(&input), 2, "no row was written into the input");
 }
 
+/// Regression (audit): when SIGHUP could not reopen `-o` (a directory put at its name), the
+/// warning said just "Is a directory", not of which file. It names it now; the rows go on to
+/// the file written before.
+#[test]
+fn sighup_names_the_output_it_could_not_reopen() {
+    let dir = tempdir("hup-dir");
+    let out = dir.join("rows.txt");
+    let err = dir.join("stderr");
+    let mut live = Live::spawn_with(
+        &["--output", out.to_str().unwrap(), "--line-buffered"],
+        Stdio::from(fs::File::create(&err).unwrap()),
+    );
+    live.write(&segment(1));
+    wait_for("the first row", || line_count(&out) == 1);
+    let rotated = dir.join("rows.txt.1");
+    fs::rename(&out, &rotated).unwrap();
+    fs::create_dir(&out).unwrap();
+    signal(&live.child, "HUP");
+    let said = format!(
+        "bleu-stream: warning: reopening the output after SIGHUP: {}: Is a directory\n",
+        out.display()
+    );
+    wait_for("the warning", || {
+        fs::read_to_string(&err).is_ok_and(|e| e.contains(&said))
+    });
+    live.write(&segment(2));
+    drop(live.stdin.take());
+    let (status, _) = live.wait();
+    assert_eq!(status, Some(0), "{}", fs::read_to_string(&err).unwrap());
+    assert_eq!(line_count(&rotated), 2);
+}
+
 /// Regression (streaming audit): `-o` naming a FIFO without a reader blocked in `open`, where
 /// SIGINT and SIGTERM were not acted on. The wait ends on a stop, with 128 + the signal; a
 /// reader that comes gets the rows.

@@ -240,7 +240,12 @@ impl Sink {
                         path.display()
                     ))
                 } else {
-                    e
+                    // The path, which the error alone does not carry (audit: the warning
+                    // said just "Is a directory").
+                    io::Error::new(
+                        e.kind(),
+                        format!("{}: {}", path.display(), crate::diagnostic::io_message(&e)),
+                    )
                 }
             })?;
             let id = report_file::open_file_id(&new);
