@@ -2,7 +2,7 @@
 //! and chooses the exit status.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::cli::Config;
@@ -150,8 +150,8 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
 }
 
 /// Refuses, before anything is read or written, report files that cannot be replaced safely
-/// (a FIFO, device or directory at the path) and any output that is an input (writing there
-/// would destroy what is being read).
+/// (a FIFO, device or directory at the path) and any output that is an input, standard
+/// output included (writing there would destroy what is being read, or feed it back).
 fn check_outputs(config: &Config) -> Result<(), String> {
     for path in [&config.report_file, &config.prometheus]
         .into_iter()
@@ -182,16 +182,67 @@ fn check_outputs(config: &Config) -> Result<(), String> {
             ));
         }
     }
-    let outputs: Vec<&Path> = [&config.output, &config.report_file, &config.prometheus]
-        .into_iter()
-        .flatten()
-        .map(PathBuf::as_path)
-        .collect();
+    let outputs: Vec<(&Path, bool)> = [
+        (&config.output, true),
+        (&config.report_file, false),
+        (&config.prometheus, false),
+    ]
+    .into_iter()
+    .filter_map(|(path, follows)| path.as_deref().map(|p| (p, follows)))
+    .collect();
     let inputs = input_ids(config);
-    match report_file::same_file(&outputs, &inputs) {
-        Some(message) => Err(message),
+    let paths: Vec<(String, &Path)> = config
+        .sources
+        .iter()
+        .chain(&config.ref_files)
+        .filter_map(|s| match s {
+            Source::Stdin => None,
+            Source::File(p) => Some((s.name(), p.as_path())),
+        })
+        .chain(
+            config
+                .follow
+                .iter()
+                .map(|p| (p.display().to_string(), p.as_path())),
+        )
+        .collect();
+    if let Some(message) = report_file::same_file(&outputs, &inputs, &paths) {
+        return Err(message);
+    }
+    match stdout {
+        Some(stdout) => stdout_is_input(config, stdout),
         None => Ok(()),
     }
+}
+
+/// Refuses standard output redirected onto an input (`bleu-stream f.tsv >> f.tsv`, `--follow
+/// log >> log`): every row written would be read again and scored again, and the file would
+/// grow until the disk is full (audit: 99.7 MB in 10 s from a 200,000-line file). GNU `cat`'s
+/// rule ("input file is output file"): standard output is a regular file with the device and
+/// inode of an input that still has bytes to read (`f > f` truncated it first: nothing to
+/// read, nothing refused). A file to follow is refused even when empty: it is read as it grows.
+fn stdout_is_input(config: &Config, stdout: (u64, u64)) -> Result<(), String> {
+    let unread = config
+        .sources
+        .iter()
+        .chain(&config.ref_files)
+        .find(|s| match s {
+            Source::Stdin => report_file::stdin_id() == Some(stdout) && report_file::stdin_unread(),
+            Source::File(p) => {
+                report_file::file_id(p) == Some(stdout)
+                    && std::fs::metadata(p).is_ok_and(|m| m.len() > 0)
+            }
+        });
+    let name = match (unread, &config.follow) {
+        (Some(source), _) => source.name(),
+        (None, Some(p)) if report_file::file_id(p) == Some(stdout) => p.display().to_string(),
+        _ => return Ok(()),
+    };
+    Err(format!(
+        "{name}: standard output is this input: the rows written would be read back as input \
+         without end; write them to another file (-o FILE) or redirect standard output \
+         elsewhere"
+    ))
 }
 
 /// Every input by name with its device and inode (`--follow`'s file as it is now).

@@ -6,24 +6,27 @@
 //! * the temporary file is created with `O_CREAT|O_EXCL` under a random name
 //!   (`tempfile::NamedTempFile`): a symlink or file planted at a guessable name is never opened
 //!   or followed, a name already taken is simply skipped;
-//! * it gets the permission bits (rwx, not set-id or sticky) of the file it replaces (a 0600
-//!   report stays 0600; a new one
-//!   gets 0666 less the umask, as `>` would), and its owner and group as far as the process
-//!   may set them (root: both; others: a group they belong to), so that a collector reading
-//!   the file through its group keeps reading it; it is `fsync`ed, then renamed over PATH, so
-//!   that a reader sees the old report or the new one, never half of one, even after a crash;
+//! * it gets the permission bits (rwx, not set-id or sticky) of the regular file it replaces
+//!   (a 0600 report stays 0600; a new one gets 0666 less the umask, as `>` would), and its
+//!   owner and group as far as the process may set them (root: both; others: a group they
+//!   belong to), so that a collector reading the file through its group keeps reading it; it
+//!   is `fsync`ed, then renamed over PATH, so that a reader sees the old report or the new
+//!   one, never half of one, even after a crash;
 //! * PATH itself must be a regular file (or a symlink, which the rename replaces, or absent):
-//!   a FIFO, device, socket or directory there is refused, not replaced;
-//! * before the run, the directory must take a temporary file ([`probe`]): a report that could
-//!   never be written is a usage error at once, not a warning after the whole input was read;
+//!   a FIFO, device, socket or directory there is refused, not replaced; a symlink lends the
+//!   report nothing of its target (owner, mode): it gets what a new file gets;
+//! * before the run, the directory must take a temporary file named as the real ones are
+//!   ([`probe`]): a report that could never be written is a usage error at once, not a
+//!   warning after the whole input was read;
 //! * an output that is the same file as an input, or as another output, is refused before
 //!   anything is written ([`same_file`], [`clashing_outputs`]).
 
+use std::ffi::OsString;
 #[cfg(unix)]
 use std::fs::Permissions;
 use std::fs::{self, File};
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::diagnostic::io_message;
 
@@ -95,12 +98,16 @@ fn describe(kind: &fs::FileType) -> &'static str {
 }
 
 /// Checks once, before the run, that a report file can be created next to `path` (the
-/// directory exists and takes a new file): creates and removes a temporary file there.
+/// directory exists and takes a new file): creates and removes a temporary file there, named
+/// as [`replace`] names its own ([`temporary_prefix`]). A probe under another name passed
+/// where the real one could never be made (audit: with a 250-byte PATH name the short probe
+/// name passed, then every report failed with "File name too long").
 pub fn probe(path: &Path) -> Result<(), String> {
     check(path)?;
     let dir = dir_of(path);
     tempfile::Builder::new()
-        .prefix(".bleu-stream-probe.")
+        .prefix(&temporary_prefix(path))
+        .suffix(TEMPORARY_SUFFIX)
         .tempfile_in(dir)
         .map(drop)
         .map_err(|e| {
@@ -113,21 +120,52 @@ pub fn probe(path: &Path) -> Result<(), String> {
         })
 }
 
+/// The longest part of PATH's name that goes into the temporary file's name. The temporary
+/// name adds 12 bytes (`.`, `.`, six random characters, `.tmp`) to what it takes of PATH's
+/// name: with all of a name near NAME_MAX (255 bytes) it could not be created although PATH
+/// itself can. The name part only helps a person tell whose leftover a temporary file is.
+const NAME_IN_TEMPORARY: usize = 128;
+
+/// The prefix of the temporary file of a report for `path`: `.NAME.`, NAME cut to
+/// [`NAME_IN_TEMPORARY`] bytes; the suffix is [`TEMPORARY_SUFFIX`].
+fn temporary_prefix(path: &Path) -> OsString {
+    let name = path.file_name().unwrap_or(path.as_os_str());
+    let mut prefix = OsString::from(".");
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = name.as_bytes();
+        prefix.push(std::ffi::OsStr::from_bytes(
+            &bytes[..bytes.len().min(NAME_IN_TEMPORARY)],
+        ));
+    }
+    #[cfg(not(unix))]
+    prefix.push(name);
+    prefix.push(".");
+    prefix
+}
+
+const TEMPORARY_SUFFIX: &str = ".tmp";
+
 /// Replaces `path` with `contents` atomically (see the module documentation).
 pub fn replace(path: &Path, contents: &[u8]) -> io::Result<()> {
     // Checked again at every report: what sits at PATH may have changed since the start.
     if let Err(message) = check(path) {
         return Err(io::Error::other(message));
     }
-    let name = path.file_name().unwrap_or(path.as_os_str());
-    let mut prefix = std::ffi::OsString::from(".");
-    prefix.push(name);
-    prefix.push(".");
+    let prefix = temporary_prefix(path);
     let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    // The metadata of the report being replaced (following a link, as the mode always did).
+    builder.prefix(&prefix).suffix(TEMPORARY_SUFFIX);
+    // The metadata of the report being replaced: of a regular file at PATH itself, never of
+    // what a symlink there points to. The link is replaced, not followed, so its target's
+    // owner and mode are not the old report's; taking them let whoever may plant a link (in a
+    // sticky /tmp, any user) choose the owner and mode of a file root writes (audit: a link to
+    // a 0666 file of nobody's made root's report nobody's, 0666). A link gets what a new file
+    // gets.
     #[cfg(unix)]
-    let old = fs::metadata(path).ok().filter(fs::Metadata::is_file);
+    let old = fs::symlink_metadata(path)
+        .ok()
+        .filter(fs::Metadata::is_file);
     #[cfg(unix)]
     let mode = {
         use std::os::unix::fs::PermissionsExt;
@@ -244,15 +282,30 @@ pub fn stdout_id() -> Option<(u64, u64)> {
     None
 }
 
+/// Where `path` leads, by name: its directory resolved (so that `./r.json` and `r.json`
+/// meet) and its file name. With `follow`, a symlink at `path` is followed first (to at most
+/// 40 links, as the kernel does), dangling or not: opening it for appending creates its target.
+/// Unlike device and inode, this exists for a file that does not exist yet.
+fn path_key(path: &Path, follow: bool) -> (PathBuf, Option<OsString>) {
+    let mut path = path.to_owned();
+    for _ in 0..40 {
+        if !follow || !fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            break;
+        }
+        match fs::read_link(&path) {
+            Ok(target) => path = dir_of(&path).join(target),
+            Err(_) => break,
+        }
+    }
+    let dir = fs::canonicalize(dir_of(&path)).unwrap_or_else(|_| dir_of(&path).to_owned());
+    (dir, path.file_name().map(std::ffi::OsStr::to_owned))
+}
+
 /// The first two of `outputs` (each with the option that names it) that are one file: the
-/// same path (its directory resolved, so `./r.json` and `r.json` meet) or, when both exist,
-/// the same device and inode. Each report replaces the file whole, so the other output's
-/// contents would be lost without a word.
+/// same path ([`path_key`]) or, when both exist, the same device and inode. Each report
+/// replaces the file whole, so the other output's contents would be lost without a word.
 pub fn clashing_outputs(outputs: &[(&str, &Path)]) -> Option<String> {
-    let key = |path: &Path| {
-        let dir = fs::canonicalize(dir_of(path)).unwrap_or_else(|_| dir_of(path).to_owned());
-        (dir, path.file_name().map(std::ffi::OsStr::to_owned))
-    };
+    let key = |path: &Path| path_key(path, false);
     for (i, (flag_a, a)) in outputs.iter().enumerate() {
         for (flag_b, b) in &outputs[..i] {
             let same_id = matches!((file_id(a), file_id(b)), (Some(x), Some(y)) if x == y);
@@ -269,20 +322,64 @@ pub fn clashing_outputs(outputs: &[(&str, &Path)]) -> Option<String> {
     None
 }
 
-/// The first of `outputs` that is the same file as one of `inputs` (device and inode, so that
-/// links and `./` spellings are seen through), as an error message: writing there would destroy
-/// the input being read.
-pub fn same_file(outputs: &[&Path], inputs: &[(String, Option<(u64, u64)>)]) -> Option<String> {
-    outputs.iter().find_map(|out| {
-        let id = file_id(out)?;
-        inputs
-            .iter()
-            .find(|(_, input)| *input == Some(id))
-            .map(|(name, _)| {
-                format!(
-                    "{}: is the same file as the input {name}: refusing to write over an input",
-                    out.display()
-                )
+/// The first of `outputs` that is the same file as one of `inputs`, as an error message:
+/// writing there would destroy the input being read, or (`--follow`) feed it back as input
+/// without end. The same device and inode (so that links and `./` spellings are seen
+/// through), or, for an input by name (`paths`), the same path ([`path_key`]): a file to
+/// follow that does not exist yet has no inode, and `--follow log -o log` created it and then
+/// read its own rows back for ever (audit). Outputs come with whether writing them follows a
+/// symlink at their path (`-o`, opened for appending) or replaces it (report files).
+pub fn same_file(
+    outputs: &[(&Path, bool)],
+    inputs: &[(String, Option<(u64, u64)>)],
+    paths: &[(String, &Path)],
+) -> Option<String> {
+    let message = |out: &Path, name: &str| {
+        format!(
+            "{}: is the same file as the input {name}: refusing to write over an input",
+            out.display()
+        )
+    };
+    outputs.iter().find_map(|&(out, follows)| {
+        let by_id = file_id(out).and_then(|id| {
+            inputs
+                .iter()
+                .find(|(_, input)| *input == Some(id))
+                .map(|(name, _)| name)
+        });
+        let key = path_key(out, follows);
+        by_id
+            .or_else(|| {
+                paths
+                    .iter()
+                    .find(|(_, input)| path_key(input, true) == key)
+                    .map(|(name, _)| name)
             })
+            .map(|name| message(out, name))
     })
+}
+
+/// Whether standard input, a regular file, has bytes left to read (its offset is before its
+/// end): what GNU `cat` checks before it refuses an input that is its output.
+#[cfg(unix)]
+pub fn stdin_unread() -> bool {
+    use std::os::fd::{AsFd, AsRawFd};
+    let stdin = io::stdin();
+    let Some(meta) = stdin
+        .as_fd()
+        .try_clone_to_owned()
+        .ok()
+        .and_then(|fd| File::from(fd).metadata().ok())
+    else {
+        return false;
+    };
+    // SAFETY: lseek with offset 0 and SEEK_CUR on standard input's descriptor only reads its
+    // offset.
+    let offset = unsafe { libc::lseek(stdin.as_raw_fd(), 0, libc::SEEK_CUR) };
+    u64::try_from(offset).is_ok_and(|offset| offset < meta.len())
+}
+
+#[cfg(not(unix))]
+pub fn stdin_unread() -> bool {
+    false
 }

@@ -3,6 +3,7 @@
 
 mod allocations;
 mod documents;
+mod feedback;
 mod limits;
 mod memory;
 mod report_files;

@@ -375,3 +375,74 @@ fn report_files_keep_their_group() {
     assert_ne!(fs::read_to_string(&path).unwrap(), "old");
     assert_eq!((meta.uid(), meta.gid(), mode(&path)), (65534, 65534, 0o640));
 }
+
+/// Regression (audit F6): a report file whose name is long but valid (250 bytes) is written.
+/// The start-up probe made a temporary file under a short name of its own and passed; every
+/// real report then failed ("cannot create a temporary file in .: File name too long": the
+/// temporary name added 12 bytes to the whole of PATH's name), and the run ended with
+/// status 1, no report ever written.
+#[test]
+fn a_report_file_with_a_long_name_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "r".repeat(250);
+    let out = Cmd::new()
+        .args(["--report-file", &name, "-b"])
+        .current_dir(dir.path())
+        .stdin(INPUT)
+        .run();
+    out.assert_success();
+    let written = fs::read_to_string(dir.path().join(&name)).unwrap();
+    assert!(written.contains("\"final\":true"), "{written}");
+    // A name too long for the file system itself is refused before anything is read.
+    let out = Cmd::new()
+        .args(["--report-file", &"r".repeat(256), "-b"])
+        .current_dir(dir.path())
+        .stdin(INPUT)
+        .run();
+    assert_refused(&out, 2, &["File name too long"]);
+}
+
+/// Regression (audit F7): a symlink at PATH is replaced, not followed, so the owner and mode of
+/// the file it points to are not the old report's: root's report gets what a new file gets.
+/// Before, in a sticky directory, anyone could plant `report.json -> mine` (mine: 0600, or
+/// 0666 and theirs) and root's report came out with that mode and owner. The target stays as
+/// it was.
+#[test]
+fn a_symlink_at_the_report_path_lends_no_owner_or_mode() {
+    use std::os::unix::fs::{chown, MetadataExt};
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let dir = tempfile::tempdir().unwrap();
+    // What a new report gets here (the umask decides).
+    let fresh = dir.path().join("fresh.json");
+    Cmd::new()
+        .arg("--report-file")
+        .arg(&fresh)
+        .stdin(INPUT)
+        .run()
+        .assert_success();
+    let fresh_mode = mode(&fresh);
+    for target_mode in [0o600, 0o666] {
+        let mine = dir.path().join(format!("mine-{target_mode:o}"));
+        let report = dir.path().join(format!("report-{target_mode:o}.json"));
+        fs::write(&mine, "theirs").unwrap();
+        if root {
+            chown(&mine, Some(65534), Some(65534)).unwrap();
+        }
+        fs::set_permissions(&mine, fs::Permissions::from_mode(target_mode)).unwrap();
+        symlink(&mine, &report).unwrap();
+        Cmd::new()
+            .arg("--report-file")
+            .arg(&report)
+            .stdin(INPUT)
+            .run()
+            .assert_success();
+        let meta = fs::symlink_metadata(&report).unwrap();
+        assert!(meta.is_file(), "the link was not replaced");
+        assert_eq!(mode(&report), fresh_mode, "mode of {}", mine.display());
+        let me = fs::metadata(&fresh).unwrap();
+        assert_eq!((meta.uid(), meta.gid()), (me.uid(), me.gid()));
+        assert_eq!(fs::read_to_string(&mine).unwrap(), "theirs");
+        assert_eq!(mode(&mine), target_mode);
+    }
+}
