@@ -755,3 +755,68 @@ fn follow_reads_on_when_the_name_cannot_be_looked_up_for_a_while() {
         )
     );
 }
+
+/// Whether process `pid` has the file with inode `ino` open (Linux: `/proc/PID/fd`).
+fn has_open(pid: u32, ino: u64) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+        fds.flatten()
+            .any(|fd| fs::metadata(fd.path()).is_ok_and(|m| m.ino() == ino))
+    })
+}
+
+/// Regression (review of the 1 s read-on after a replacement): a file put under the name and
+/// rotated away again while the old one was still being read on was never opened: its lines
+/// were lost without a word. It is opened when seen, and read after the old one.
+#[test]
+fn follow_reads_a_file_rotated_away_while_the_old_one_is_read_on() {
+    use std::os::unix::fs::MetadataExt;
+    use std::time::Instant;
+    let dir = tempdir("rotated-twice");
+    let log = dir.join("r.log");
+    fs::write(&log, segment(1)).unwrap();
+    let live = Live::spawn(&["--follow", log.to_str().unwrap(), "-f", "jsonl"]);
+    let first = live.json();
+    assert_eq!(first["line"], 1);
+    let mut old = fs::OpenOptions::new().append(true).open(&log).unwrap();
+    fs::rename(&log, dir.join("r.log.1")).unwrap();
+    fs::write(&log, segment(2)).unwrap();
+    let second = fs::metadata(&log).unwrap().ino();
+    // The old file's writer goes on writing, so the old file is read on; the second file must
+    // be opened meanwhile (before, it was opened only once the old one had been quiet for a
+    // second)...
+    let (start, mut old_lines) = (Instant::now(), 1);
+    while !has_open(live.child.id(), second) {
+        assert!(start.elapsed() < DEADLINE, "the second file was not opened");
+        write(&mut old, &segment(1));
+        old_lines += 1;
+        thread::sleep(Duration::from_millis(50));
+    }
+    drop(old);
+    // ... so that rotating it away at once loses nothing.
+    fs::rename(&log, dir.join("r.log.2")).unwrap();
+    fs::write(&log, segment(3)).unwrap();
+    let (mut rows, mut restarts) = (vec![first], 0);
+    while rows.len() < old_lines + 2 {
+        let record = live.json();
+        match record["note"].as_str() {
+            Some(note) if note.contains("r.log was replaced") => restarts += 1,
+            _ if record["type"] == "segment" => rows.push(record),
+            _ => {}
+        }
+    }
+    assert_eq!(restarts, 2);
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row["line"], i + 1, "{row}");
+        assert_eq!(row["bleu"]["counts"], row["bleu"]["totals"], "{row}");
+    }
+    signal(&live.child, "TERM");
+    let last = live.json();
+    assert_eq!(
+        (last["segments"].as_u64(), last["bad_lines"].as_u64()),
+        (Some(old_lines as u64 + 2), Some(0)),
+        "{last}"
+    );
+    let (status, _) = live.wait();
+    assert_eq!(status, Some(143));
+}

@@ -1,5 +1,6 @@
 //! `--follow`: a file read like `tail -F`, or a FIFO read writer after writer.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io;
 use std::path::Path;
@@ -16,6 +17,10 @@ const FOLLOW_POLL: Duration = Duration::from_millis(20);
 /// a line. GNU `tail -F` (polling) likewise reads the old file until it has been unchanged for
 /// `--max-unchanged-stats` checks (5, a second apart) before it looks at the name again.
 const REPLACED_QUIET_POLLS: u32 = 50;
+
+/// Most replacement files opened ahead while an older file is still read (see
+/// [`Follower::watch`]): a name rotated faster than that is warned about.
+const MAX_QUEUED: usize = 8;
 
 /// A followed file, opened.
 struct Followed {
@@ -35,6 +40,11 @@ struct Follower<'a> {
     state: Arc<ReaderState>,
     /// The last warning about the path: not repeated while the same failure lasts.
     warned: Option<String>,
+    /// Regular files found under the name after the one being read, opened when seen, oldest
+    /// first: each is read in turn from its start.
+    queued: VecDeque<Followed>,
+    /// [`MAX_QUEUED`] was reached (warned once until the queue empties).
+    overflowed: bool,
 }
 
 /// `--follow`: reads `path` like `tail -F`, from its start: keeps reading as it grows; when it is
@@ -67,6 +77,8 @@ pub(super) fn read_follow(
         max_line,
         state: Arc::clone(&out.state),
         warned: None,
+        queued: VecDeque::new(),
+        overflowed: false,
     };
     let Some(mut followed) = follower.reopen(out, None, None)? else {
         return Ok(());
@@ -93,8 +105,11 @@ pub(super) fn read_follow(
                 }
             }
         };
-        if change == Some("replaced") && !follower.drain_replaced(&mut followed.reader, out)? {
-            return Ok(());
+        if change == Some("replaced") {
+            follower.watch(followed.id);
+            if !follower.drain_replaced(&mut followed.reader, followed.id, out)? {
+                return Ok(());
+            }
         }
         let reader = &mut followed.reader;
         if reader.cut_short() || reader.unread() > 0 {
@@ -144,6 +159,16 @@ pub(super) fn read_follow(
         }
         let note = change
             .map(|change| format!("{} was {change}: reading it from the start", follower.name));
+        if let Some(next) = follower.queued.pop_front() {
+            // A file put under the name while the one before was read: opened then, read now.
+            follower.overflowed &= !follower.queued.is_empty();
+            out.batch.restart = Some(note.unwrap_or_else(|| {
+                format!("{} was replaced: reading it from the start", follower.name)
+            }));
+            out.send()?;
+            followed = next;
+            continue;
+        }
         // The old file stays open until the new one is: a FIFO keeps a reader all along, so a
         // writer that opens it meanwhile loses nothing (a FIFO's data is discarded when its
         // last reader closes it).
@@ -182,7 +207,17 @@ impl Follower<'_> {
     /// lines its writer adds before it reopens the name, and the end of a line it was writing,
     /// are not lost (audit F2: they were, and a half-written last line was scored as a whole
     /// one). False on a stop.
-    fn drain_replaced(&self, reader: &mut LineReader, out: &mut Batcher) -> Result<bool, Stop> {
+    ///
+    /// The name is watched meanwhile ([`watch`](Self::watch)): a file put under it and
+    /// replaced again within that second was otherwise never opened, its lines lost without a
+    /// word (found by the review of that change: two rotations 0.2 s apart lost the file in
+    /// between).
+    fn drain_replaced(
+        &mut self,
+        reader: &mut LineReader,
+        id: Option<(u64, u64)>,
+        out: &mut Batcher,
+    ) -> Result<bool, Stop> {
         let mut quiet = 0;
         loop {
             reader.resume();
@@ -203,6 +238,43 @@ impl Follower<'_> {
                 return Ok(true);
             }
             self.poll();
+            self.watch(id);
+        }
+    }
+
+    /// Opens the regular file now under the name, if it is neither the one being read
+    /// (`current`) nor the newest one opened ahead, and queues it to be read after them. A
+    /// rotation leaves the old file to be read on for a while (see
+    /// [`drain_replaced`](Self::drain_replaced)); a file opened now is read whatever happens to
+    /// the name meanwhile. Anything else under the name (missing, a FIFO, unreadable) is left
+    /// to [`reopen`](Self::reopen) once the queue is empty.
+    fn watch(&mut self, current: Option<(u64, u64)>) {
+        let Ok(meta) = std::fs::metadata(self.path) else {
+            return;
+        };
+        let id = file_id(&meta);
+        let newest = self.queued.back().map_or(current, |f| f.id);
+        if !meta.is_file() || id == current || id == newest {
+            return;
+        }
+        if self.queued.len() >= MAX_QUEUED {
+            if !self.overflowed {
+                self.overflowed = true;
+                crate::diagnostic::diagnostic(&format!(
+                    "warning: {} was replaced more than {MAX_QUEUED} times while an older file \
+                     was still being read: files put under the name meanwhile may not be read",
+                    self.name
+                ));
+            }
+            return;
+        }
+        // Opened by name: it may have changed again since the look; what was opened is
+        // queued if it is a regular file not queued yet.
+        if let Ok(Some(followed)) = self.open_regular() {
+            let newest = self.queued.back().map_or(current, |f| f.id);
+            if followed.id != current && followed.id != newest {
+                self.queued.push_back(followed);
+            }
         }
     }
 
@@ -307,6 +379,21 @@ impl Follower<'_> {
     fn open(&self) -> io::Result<Option<Followed>> {
         let file = open_nonblocking(self.path)?;
         let meta = file.metadata()?;
+        self.followed(file, meta)
+    }
+
+    /// Opens the path if it is a regular file (`None` otherwise): never waits.
+    fn open_regular(&self) -> io::Result<Option<Followed>> {
+        let file = open_nonblocking(self.path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Ok(None);
+        }
+        self.followed(file, meta)
+    }
+
+    /// The reader of `file`, just opened (without blocking) with metadata `meta`.
+    fn followed(&self, file: File, meta: std::fs::Metadata) -> io::Result<Option<Followed>> {
         // Linux opens a directory for reading; its reads fail.
         if meta.is_dir() {
             return Err(io::Error::new(
