@@ -209,40 +209,58 @@ fn check_outputs(config: &Config) -> Result<(), String> {
     if let Some(message) = report_file::same_file(&outputs, &inputs, &paths) {
         return Err(message);
     }
-    match stdout {
-        Some(stdout) => stdout_is_input(config, stdout),
-        None => Ok(()),
-    }
+    streams_onto_inputs(config)
 }
 
-/// Refuses standard output redirected onto an input (`bleu-stream f.tsv >> f.tsv`, `--follow
-/// log >> log`): every row written would be read again and scored again, and the file would
-/// grow until the disk is full (audit: 99.7 MB in 10 s from a 200,000-line file). GNU `cat`'s
-/// rule ("input file is output file"): standard output is a regular file with the device and
-/// inode of an input that still has bytes to read (`f > f` truncated it first: nothing to
-/// read, nothing refused). A file to follow is refused even when empty: it is read as it grows.
-fn stdout_is_input(config: &Config, stdout: (u64, u64)) -> Result<(), String> {
-    let unread = config
+/// Refuses standard output or standard error redirected onto an input (`bleu-stream f.tsv >>
+/// f.tsv`, `--follow log >> log`, `--follow log --every 1 2>> log`): every row or report
+/// written would be read again and scored again, and the file would grow until the disk is
+/// full (audit: 99.7 MB in 10 s from a 200,000-line file). GNU `cat` refuses "input file is
+/// output file" only for an input with bytes left to read when it opens it; this check runs
+/// once, before anything is read, so it refuses the same file whatever its size: `bleu-stream
+/// *.tsv > scores.tsv`, with `scores.tsv` left from an earlier run, finds it empty (the shell
+/// truncated it) and then reads back the rows of the files before it (found by the review of
+/// the first version of this check, which let that grow to 24 MB in 3 s). Only the inputs
+/// actually read count: standard input is not read with `--follow` or named files.
+fn streams_onto_inputs(config: &Config) -> Result<(), String> {
+    let streams = [
+        (
+            "standard output",
+            report_file::stdout_id().filter(|_| config.output.is_none()),
+        ),
+        ("standard error", report_file::stderr_id()),
+    ];
+    let read: Vec<(String, Option<(u64, u64)>)> = config
         .sources
         .iter()
+        .filter(|_| config.follow.is_none())
         .chain(&config.ref_files)
-        .find(|s| match s {
-            Source::Stdin => report_file::stdin_id() == Some(stdout) && report_file::stdin_unread(),
-            Source::File(p) => {
-                report_file::file_id(p) == Some(stdout)
-                    && std::fs::metadata(p).is_ok_and(|m| m.len() > 0)
-            }
-        });
-    let name = match (unread, &config.follow) {
-        (Some(source), _) => source.name(),
-        (None, Some(p)) if report_file::file_id(p) == Some(stdout) => p.display().to_string(),
-        _ => return Ok(()),
-    };
-    Err(format!(
-        "{name}: standard output is this input: the rows written would be read back as input \
-         without end; write them to another file (-o FILE) or redirect standard output \
-         elsewhere"
-    ))
+        .map(|s| match s {
+            Source::Stdin => (s.name(), report_file::stdin_id()),
+            Source::File(p) => (s.name(), report_file::file_id(p)),
+        })
+        .chain(
+            config
+                .follow
+                .iter()
+                .map(|p| (p.display().to_string(), report_file::file_id(p))),
+        )
+        .collect();
+    for (stream, id) in streams {
+        let Some(id) = id else { continue };
+        if let Some((name, _)) = read.iter().find(|(_, input)| *input == Some(id)) {
+            return Err(format!(
+                "{name}: {stream} is this input: what is written there would be read back as \
+                 input without end; redirect {stream} elsewhere{}",
+                if stream == "standard output" {
+                    " or write the rows to another file (-o FILE)"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Every input by name with its device and inode (`--follow`'s file as it is now).

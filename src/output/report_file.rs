@@ -264,6 +264,13 @@ pub fn stdout_id() -> Option<(u64, u64)> {
     stream_id(io::stdout().as_fd())
 }
 
+/// Device and inode of standard error when it is a file (`2> file`).
+#[cfg(unix)]
+pub fn stderr_id() -> Option<(u64, u64)> {
+    use std::os::fd::AsFd;
+    stream_id(io::stderr().as_fd())
+}
+
 /// Device and inode of the regular file behind a standard stream, if it is one.
 #[cfg(unix)]
 fn stream_id(fd: std::os::fd::BorrowedFd<'_>) -> Option<(u64, u64)> {
@@ -279,6 +286,11 @@ pub fn stdin_id() -> Option<(u64, u64)> {
 
 #[cfg(not(unix))]
 pub fn stdout_id() -> Option<(u64, u64)> {
+    None
+}
+
+#[cfg(not(unix))]
+pub fn stderr_id() -> Option<(u64, u64)> {
     None
 }
 
@@ -357,29 +369,4 @@ pub fn same_file(
             })
             .map(|name| message(out, name))
     })
-}
-
-/// Whether standard input, a regular file, has bytes left to read (its offset is before its
-/// end): what GNU `cat` checks before it refuses an input that is its output.
-#[cfg(unix)]
-pub fn stdin_unread() -> bool {
-    use std::os::fd::{AsFd, AsRawFd};
-    let stdin = io::stdin();
-    let Some(meta) = stdin
-        .as_fd()
-        .try_clone_to_owned()
-        .ok()
-        .and_then(|fd| File::from(fd).metadata().ok())
-    else {
-        return false;
-    };
-    // SAFETY: lseek with offset 0 and SEEK_CUR on standard input's descriptor only reads its
-    // offset.
-    let offset = unsafe { libc::lseek(stdin.as_raw_fd(), 0, libc::SEEK_CUR) };
-    u64::try_from(offset).is_ok_and(|offset| offset < meta.len())
-}
-
-#[cfg(not(unix))]
-pub fn stdin_unread() -> bool {
-    false
 }

@@ -56,6 +56,10 @@ fn standard_output_onto_an_input_is_refused() {
         ("'{BIN}' -r f < g >> f", "f"),
         ("'{BIN}' --follow f >> f", "f"),
         ("'{BIN}' --follow e >> e", "e"),
+        // The file empty when the run starts (the shell truncated it), then written with the
+        // rows of the files before it (review: `*.tsv > scores.tsv` grew to 24 MB in 3 s).
+        ("'{BIN}' g e >> e", "e"),
+        ("'{BIN}' f e > e", "e"),
     ] {
         fs::write(dir.path().join("f"), INPUT).unwrap();
         fs::write(dir.path().join("g"), "a b c d\n").unwrap();
@@ -84,17 +88,49 @@ fn standard_output_onto_an_input_is_refused() {
             "{script}"
         );
     }
-    // Truncated first: nothing to read twice.
+    // Truncated by the shell: the input is lost already, and the run says why it is empty.
     let script = format!("'{BIN}' f > f");
     let out = Cmd::program("sh")
         .args(["-c", &script])
         .current_dir(dir.path())
         .timeout(LIMIT)
         .run();
+    assert_eq!(out.code, Some(2), "{}", out.describe());
     assert!(
-        !out.stderr_str().contains("standard output is this input"),
+        out.stderr_str()
+            .starts_with("bleu-stream: error: f: standard output is this input"),
         "{}",
         out.describe()
     );
-    assert!(!out.timed_out, "{}", out.describe());
+    // Standard error onto the file to follow: each running report would be read back.
+    fs::write(dir.path().join("e"), "").unwrap();
+    let script = format!("'{BIN}' --follow e --every 1 2>> e; echo \"status $?\"");
+    let out = Cmd::program("sh")
+        .args(["-c", &script])
+        .current_dir(dir.path())
+        .timeout(LIMIT)
+        .run();
+    assert_eq!(out.stdout_str(), "status 2\n", "{}", out.describe());
+    assert!(
+        fs::read_to_string(dir.path().join("e"))
+            .unwrap()
+            .starts_with("bleu-stream: error: e: standard error is this input"),
+        "{}",
+        out.describe()
+    );
+    // Standard input is not read with --follow: the same file as standard output is no input
+    // (review: refused as `<stdin>` before).
+    fs::write(dir.path().join("f"), INPUT).unwrap();
+    let script = format!("timeout -s TERM 1 '{BIN}' --follow g < f >> f; echo \"status $?\"");
+    let out = Cmd::program("sh")
+        .args(["-c", &script])
+        .current_dir(dir.path())
+        .timeout(LIMIT)
+        .run();
+    assert_eq!(out.stdout_str(), "status 124\n", "{}", out.describe());
+    assert!(
+        !out.stderr_str().contains("is this input"),
+        "{}",
+        out.describe()
+    );
 }
