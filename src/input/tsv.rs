@@ -13,15 +13,14 @@ use super::{decode, too_many_refs, Refs, Segment, SegmentRefs, Utf8Policy, MAX_R
 pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, String> {
     // One pass for the TABs, one validation of the whole line: on a valid line every field is a
     // valid `str` too (TAB is ASCII). Only a line with invalid UTF-8 is decoded field by field,
-    // for the message naming the field (or for lossy replacement).
-    let first_tab = memchr::memchr(b'\t', line);
-    let nfields = match first_tab {
-        None => 1,
-        Some(tab) => match memchr::memchr(b'\t', &line[tab + 1..]) {
-            None => 2,
-            Some(next) => 3 + memchr::memchr_iter(b'\t', &line[tab + next + 2..]).count(),
-        },
-    };
+    // for the message naming the field (or for lossy replacement). With AVX-512 both come from
+    // one pass, which also says whether the line is ASCII (then valid UTF-8 without a check).
+    let Scan {
+        first_tab,
+        tabs,
+        ascii,
+    } = scan(line);
+    let nfields = tabs + 1;
     if nfields - 1 > MAX_REFS {
         return Err(too_many_refs(nfields - 1));
     }
@@ -46,7 +45,12 @@ pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, S
         }
         _ => {}
     }
-    if let (Ok(text), Some(tab)) = (simdutf8::basic::from_utf8(line), first_tab) {
+    let text = match ascii {
+        // SAFETY: every byte is below 0x80: ASCII is valid UTF-8.
+        true => Ok(unsafe { std::str::from_utf8_unchecked(line) }),
+        false => simdutf8::basic::from_utf8(line),
+    };
+    if let (Ok(text), Some(tab)) = (text, first_tab) {
         let hyp = Cow::Borrowed(&text[..tab]);
         let rest = &text[tab + 1..];
         let refs = if nfields == 2 {
@@ -76,9 +80,123 @@ pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, S
     })
 }
 
+/// What framing needs to know of a line before splitting it.
+#[derive(Debug, PartialEq, Eq)]
+struct Scan {
+    first_tab: Option<usize>,
+    /// TABs in the line.
+    tabs: usize,
+    /// Known to be all ASCII (false also when not checked).
+    ascii: bool,
+}
+
+/// [`Scan`] of `line`: one AVX-512 pass where the processor has it, else `memchr` (the TABs
+/// after the second are counted only when there is a second).
+fn scan(line: &[u8]) -> Scan {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("popcnt")
+    {
+        // SAFETY: both features were just detected.
+        return unsafe { avx512::scan(line) };
+    }
+    scan_memchr(line)
+}
+
+fn scan_memchr(line: &[u8]) -> Scan {
+    let first_tab = memchr::memchr(b'\t', line);
+    let tabs = match first_tab {
+        None => 0,
+        Some(tab) => match memchr::memchr(b'\t', &line[tab + 1..]) {
+            None => 1,
+            Some(next) => 2 + memchr::memchr_iter(b'\t', &line[tab + next + 2..]).count(),
+        },
+    };
+    Scan {
+        first_tab,
+        tabs,
+        ascii: false,
+    }
+}
+
+/// [`scan`] 64 bytes a step: the TAB bytes and the bytes over 0x7F as masks, the last block a
+/// masked load (no read past the line).
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::{
+        _mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_maskz_loadu_epi8, _mm512_movepi8_mask,
+        _mm512_set1_epi8,
+    };
+
+    use super::Scan;
+
+    #[target_feature(enable = "avx512f,avx512bw,popcnt")]
+    pub(super) fn scan(line: &[u8]) -> Scan {
+        let tab = _mm512_set1_epi8(b'\t' as i8);
+        let (mut first_tab, mut tabs, mut high) = (None, 0usize, 0u64);
+        let mut offset = 0;
+        let mut blocks = line.chunks_exact(64);
+        for block in &mut blocks {
+            // SAFETY: `block` is 64 readable bytes; `loadu` takes any alignment.
+            let v = unsafe { _mm512_loadu_si512(block.as_ptr().cast()) };
+            let t = _mm512_cmpeq_epi8_mask(v, tab);
+            if first_tab.is_none() && t != 0 {
+                first_tab = Some(offset + t.trailing_zeros() as usize);
+            }
+            tabs += t.count_ones() as usize;
+            high |= _mm512_movepi8_mask(v);
+            offset += 64;
+        }
+        let rest = blocks.remainder();
+        // SAFETY: the mask covers only `rest`'s bytes; masked-off bytes are not accessed (and
+        // read as zero, neither a TAB nor over 0x7F).
+        let v = unsafe { _mm512_maskz_loadu_epi8((1u64 << rest.len()) - 1, rest.as_ptr().cast()) };
+        let t = _mm512_cmpeq_epi8_mask(v, tab);
+        if first_tab.is_none() && t != 0 {
+            first_tab = Some(offset + t.trailing_zeros() as usize);
+        }
+        tabs += t.count_ones() as usize;
+        high |= _mm512_movepi8_mask(v);
+        Scan {
+            first_tab,
+            tabs,
+            ascii: high == 0,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The AVX-512 pass (where the processor has it) and `memchr` find the same TABs, at every
+    /// length around the block size and every position, and the ASCII flag is exact.
+    #[test]
+    fn scans_agree() {
+        for len in (0usize..140).chain([200, 255, 256, 257, 1000]) {
+            for fill in [b'a', 0xc3] {
+                for at in [None, Some(0), Some(len / 2), Some(len.saturating_sub(1))] {
+                    let mut line = vec![fill; len];
+                    if let Some(at) = at.filter(|&at| at < len) {
+                        line[at] = b'\t';
+                        line[len / 3] = b'\t';
+                    }
+                    let want = scan_memchr(&line);
+                    let got = scan(&line);
+                    assert_eq!(
+                        (got.first_tab, got.tabs),
+                        (want.first_tab, want.tabs),
+                        "{line:?}"
+                    );
+                    assert!(!got.ascii || line.is_ascii(), "{line:?}");
+                    #[cfg(target_arch = "x86_64")]
+                    if std::arch::is_x86_feature_detected!("avx512bw") {
+                        assert_eq!(got.ascii, line.is_ascii(), "{line:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn fields_and_empty_references() {
