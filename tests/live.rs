@@ -39,6 +39,17 @@ pub(crate) struct Live {
     lines: Receiver<String>,
 }
 
+/// A test that fails while its process runs (a `--follow` one runs until told to stop) would
+/// leave it running after the test binary exits: it is killed here.
+impl Drop for Live {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 impl Live {
     pub(crate) fn spawn(args: &[&str]) -> Live {
         Live::spawn_with(args, Stdio::piped())
