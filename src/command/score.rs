@@ -230,22 +230,7 @@ fn streams_onto_inputs(config: &Config) -> Result<(), String> {
         ),
         ("standard error", report_file::stderr_id()),
     ];
-    let read: Vec<(String, Option<(u64, u64)>)> = config
-        .sources
-        .iter()
-        .filter(|_| config.follow.is_none())
-        .chain(&config.ref_files)
-        .map(|s| match s {
-            Source::Stdin => (s.name(), report_file::stdin_id()),
-            Source::File(p) => (s.name(), report_file::file_id(p)),
-        })
-        .chain(
-            config
-                .follow
-                .iter()
-                .map(|p| (p.display().to_string(), report_file::file_id(p))),
-        )
-        .collect();
+    let read = input_ids(config);
     for (stream, id) in streams {
         let Some(id) = id else { continue };
         if let Some((name, _)) = read.iter().find(|(_, input)| *input == Some(id)) {
@@ -263,11 +248,13 @@ fn streams_onto_inputs(config: &Config) -> Result<(), String> {
     Ok(())
 }
 
-/// Every input by name with its device and inode (`--follow`'s file as it is now).
+/// Every input that is read, by name with its device and inode (`--follow`'s file as it is
+/// now; standard input only when it is read: not with `--follow`).
 fn input_ids(config: &Config) -> Vec<(String, Option<(u64, u64)>)> {
     config
         .sources
         .iter()
+        .filter(|_| config.follow.is_none())
         .chain(&config.ref_files)
         .map(|s| match s {
             Source::Stdin => (s.name(), report_file::stdin_id()),

@@ -133,4 +133,12 @@ fn standard_output_onto_an_input_is_refused() {
         "{}",
         out.describe()
     );
+    // Nor for -o (refused as the same file as `<stdin>` before).
+    let script = format!("timeout -s TERM 1 '{BIN}' --follow g -o f < f; echo \"status $?\"");
+    let out = Cmd::program("sh")
+        .args(["-c", &script])
+        .current_dir(dir.path())
+        .timeout(LIMIT)
+        .run();
+    assert_eq!(out.stdout_str(), "status 124\n", "{}", out.describe());
 }
