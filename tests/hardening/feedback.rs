@@ -65,11 +65,7 @@ fn standard_output_onto_an_input_is_refused() {
         fs::write(dir.path().join("g"), "a b c d\n").unwrap();
         fs::write(dir.path().join("e"), "").unwrap();
         let script = script.replace("{BIN}", BIN);
-        let out = Cmd::program("sh")
-            .args(["-c", &script])
-            .current_dir(dir.path())
-            .timeout(LIMIT)
-            .run();
+        let out = sh(dir.path(), &script);
         assert_eq!(out.code, Some(2), "{script}: {}", out.describe());
         let said = format!("bleu-stream: error: {name}: standard output is this input");
         assert!(
@@ -90,11 +86,7 @@ fn standard_output_onto_an_input_is_refused() {
     }
     // Truncated by the shell: the input is lost already, and the run says why it is empty.
     let script = format!("'{BIN}' f > f");
-    let out = Cmd::program("sh")
-        .args(["-c", &script])
-        .current_dir(dir.path())
-        .timeout(LIMIT)
-        .run();
+    let out = sh(dir.path(), &script);
     assert_eq!(out.code, Some(2), "{}", out.describe());
     assert!(
         out.stderr_str()
@@ -105,11 +97,7 @@ fn standard_output_onto_an_input_is_refused() {
     // Standard error onto the file to follow: each running report would be read back.
     fs::write(dir.path().join("e"), "").unwrap();
     let script = format!("'{BIN}' --follow e --every 1 2>> e; echo \"status $?\"");
-    let out = Cmd::program("sh")
-        .args(["-c", &script])
-        .current_dir(dir.path())
-        .timeout(LIMIT)
-        .run();
+    let out = sh(dir.path(), &script);
     assert_eq!(out.stdout_str(), "status 2\n", "{}", out.describe());
     assert!(
         fs::read_to_string(dir.path().join("e"))
@@ -122,11 +110,7 @@ fn standard_output_onto_an_input_is_refused() {
     // (review: refused as `<stdin>` before).
     fs::write(dir.path().join("f"), INPUT).unwrap();
     let script = format!("timeout -s TERM 1 '{BIN}' --follow g < f >> f; echo \"status $?\"");
-    let out = Cmd::program("sh")
-        .args(["-c", &script])
-        .current_dir(dir.path())
-        .timeout(LIMIT)
-        .run();
+    let out = sh(dir.path(), &script);
     assert_eq!(out.stdout_str(), "status 124\n", "{}", out.describe());
     assert!(
         !out.stderr_str().contains("is this input"),
@@ -135,10 +119,15 @@ fn standard_output_onto_an_input_is_refused() {
     );
     // Nor for -o (refused as the same file as `<stdin>` before).
     let script = format!("timeout -s TERM 1 '{BIN}' --follow g -o f < f; echo \"status $?\"");
-    let out = Cmd::program("sh")
-        .args(["-c", &script])
-        .current_dir(dir.path())
-        .timeout(LIMIT)
-        .run();
+    let out = sh(dir.path(), &script);
     assert_eq!(out.stdout_str(), "status 124\n", "{}", out.describe());
+}
+
+/// `sh -c script` in `dir`, within the time limit.
+fn sh(dir: &std::path::Path, script: &str) -> crate::util::Output {
+    Cmd::program("sh")
+        .args(["-c", script])
+        .current_dir(dir)
+        .timeout(LIMIT)
+        .run()
 }
