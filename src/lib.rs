@@ -13,6 +13,8 @@ pub mod confidence;
 pub mod diagnostic;
 pub mod gate;
 pub mod groups;
+#[cfg(test)]
+mod guard_page;
 pub mod heap;
 pub mod input;
 pub mod metric;

@@ -94,10 +94,8 @@ struct Scan {
 /// after the second are counted only when there is a second).
 fn scan(line: &[u8]) -> Scan {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("popcnt")
-    {
-        // SAFETY: both features were just detected.
+    if avx512::available() {
+        // SAFETY: `available` detected every feature the function enables.
         return unsafe { avx512::scan(line) };
     }
     scan_memchr(line)
@@ -129,6 +127,14 @@ mod avx512 {
     };
 
     use super::Scan;
+
+    /// Whether this processor has every feature [`scan`] enables (each detected on its own:
+    /// see `tokenize::split`'s `available`).
+    pub(super) fn available() -> bool {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("popcnt")
+    }
 
     #[target_feature(enable = "avx512f,avx512bw,popcnt")]
     pub(super) fn scan(line: &[u8]) -> Scan {
@@ -190,9 +196,40 @@ mod tests {
                     );
                     assert!(!got.ascii || line.is_ascii(), "{line:?}");
                     #[cfg(target_arch = "x86_64")]
-                    if std::arch::is_x86_feature_detected!("avx512bw") {
+                    if avx512::available() {
                         assert_eq!(got.ascii, line.is_ascii(), "{line:?}");
                     }
+                }
+            }
+        }
+    }
+
+    /// Every length up to 300 (around the 64-byte block), each ending where an unmapped page
+    /// begins: the masked last load must not touch a byte past the line (a read there faults),
+    /// and both scans agree on content with TABs, ASCII and bytes over 0x7F mixed.
+    #[test]
+    fn scans_stop_at_the_end_of_the_line() {
+        let mut guarded = crate::guard_page::GuardedTail::new(512);
+        let alphabet = b"a\t\t \xc3\xa9\x80\x00\x7f";
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for len in 0..=300 {
+            for _ in 0..16 {
+                let content: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        alphabet[(x % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                let line = guarded.bytes(&content);
+                let want = scan_memchr(line);
+                let got = scan(line);
+                assert_eq!((got.first_tab, got.tabs), (want.first_tab, want.tabs));
+                assert!(!got.ascii || line.is_ascii(), "{line:?}");
+                #[cfg(target_arch = "x86_64")]
+                if avx512::available() {
+                    assert_eq!(got.ascii, line.is_ascii(), "{line:?}");
                 }
             }
         }

@@ -72,7 +72,8 @@ fn space_bytes(w: u64, set: AsciiSpace) -> u64 {
 ///
 /// `out` must have room for `bytes.len() + 16` entries from `at`: up to sixteen boundaries are
 /// stored per block unconditionally (the unused ones are overwritten later), which is what keeps
-/// the loop free of branches on the data.
+/// the loop free of branches on the data. Every boundary, `base + bytes.len()` at most, must
+/// fit in a `u32`.
 pub fn split_bounds(
     bytes: &[u8],
     set: AsciiSpace,
@@ -81,15 +82,17 @@ pub fn split_bounds(
     at: usize,
 ) -> (usize, bool) {
     assert!(
-        out.len() >= at + bytes.len() + 16 && u32::try_from(bytes.len()).is_ok(),
+        out.len() >= at + bytes.len() + 16,
         "split_bounds: output too small"
+    );
+    assert!(
+        u32::try_from(u64::from(base) + bytes.len() as u64).is_ok(),
+        "split_bounds: offsets past u32::MAX"
     );
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("popcnt")
-        {
-            // SAFETY: both features were just detected.
+        if avx512::available() {
+            // SAFETY: `available` detected every feature the function enables.
             return unsafe { avx512::split_bounds(bytes, set, base, out, at) };
         }
         // SAFETY: SSE2 is part of the x86-64 baseline: every processor this target runs on has
@@ -234,13 +237,15 @@ pub(super) mod sse2 {
         let count = usize::from(POPCOUNT[(change & 0xFF) as usize])
             + usize::from(POPCOUNT[(change >> 8) as usize]);
         let slots = &mut out[n..n + 16];
+        // The slots past `count` get `offset + 32` (no bit left): wrapping, as that may pass
+        // `u32::MAX` where a real boundary does not (`split_bounds` checks the offsets).
         for slot in &mut slots[..8] {
-            *slot = offset + change.trailing_zeros();
+            *slot = offset.wrapping_add(change.trailing_zeros());
             change &= change.wrapping_sub(1);
         }
         if count > 8 {
             for slot in &mut slots[8..] {
-                *slot = offset + change.trailing_zeros();
+                *slot = offset.wrapping_add(change.trailing_zeros());
                 change &= change.wrapping_sub(1);
             }
         }
@@ -265,6 +270,15 @@ mod avx512 {
 
     use super::AsciiSpace;
 
+    /// Whether this processor has every feature [`split_bounds`] enables. (`avx512bw` is
+    /// detected from its own CPUID bit, not as implying `avx512f`: a hypervisor may report
+    /// one without the other.)
+    pub fn available() -> bool {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("popcnt")
+    }
+
     #[target_feature(enable = "avx512f,avx512bw,popcnt")]
     pub fn split_bounds(
         bytes: &[u8],
@@ -277,8 +291,9 @@ mod avx512 {
         // Bit 0 set: "the byte before the first one is white space".
         let mut prev = 1u64;
         let mut high = 0u64;
-        // Lane i: the offset of byte i of the current 16 bytes (wrapping like the `u32` sums
-        // of the other versions; `base + bytes.len()` fits in a `u32`).
+        // Lane i: the offset of byte i of the current 16 bytes. Lanes past the end may wrap
+        // (as the other versions' unused slots do); the boundaries kept do not, as
+        // `base + bytes.len()` fits in a `u32`.
         let mut offsets = _mm512_add_epi32(
             _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
             _mm512_set1_epi32(base as i32),
@@ -360,13 +375,14 @@ fn emit(space: u64, prev: &mut u64, offset: u32, out: &mut [u32], n: usize) -> u
     // sums them into the top byte (no popcnt in baseline x86-64).
     let count = ((change >> 7).wrapping_mul(LO) >> 56) as usize;
     let slots = &mut out[n..n + 8];
+    // The slots past `count` get `offset + 8`: wrapping, as in `sse2::emit16`.
     for slot in &mut slots[..4] {
-        *slot = offset + change.trailing_zeros() / 8;
+        *slot = offset.wrapping_add(change.trailing_zeros() / 8);
         change &= change.wrapping_sub(1);
     }
     if count > 4 {
         for slot in &mut slots[4..] {
-            *slot = offset + change.trailing_zeros() / 8;
+            *slot = offset.wrapping_add(change.trailing_zeros() / 8);
             change &= change.wrapping_sub(1);
         }
     }
@@ -403,22 +419,8 @@ mod tests {
     /// x86-64 (the latter where the processor has it), SWAR — which must agree, boundaries and
     /// non-ASCII flag alike, each given exactly the `bytes.len() + 16` slots it may fill.
     fn fast(bytes: &[u8], set: AsciiSpace) -> Vec<(usize, usize)> {
-        let mut versions: Vec<Split> = vec![split_bounds, split_bounds_swar];
-        #[cfg(target_arch = "x86_64")]
-        {
-            // SAFETY: SSE2 is baseline on x86-64.
-            versions.push(|b, s, base, out, at| unsafe { sse2::split_bounds(b, s, base, out, at) });
-            if std::arch::is_x86_feature_detected!("avx512bw")
-                && std::arch::is_x86_feature_detected!("popcnt")
-            {
-                // SAFETY: both features were just detected.
-                versions.push(|b, s, base, out, at| unsafe {
-                    avx512::split_bounds(b, s, base, out, at)
-                });
-            }
-        }
         let mut first: Option<Vec<u32>> = None;
-        for split in versions {
+        for split in versions() {
             let mut out = vec![7u32; 3 + bytes.len() + 16];
             let (end, non_ascii) = split(bytes, set, 100, &mut out, 3);
             assert_eq!(non_ascii, !bytes.is_ascii(), "{bytes:?}");
@@ -433,6 +435,72 @@ mod tests {
             .chunks(2)
             .map(|p| (p[0] as usize - 100, p[1] as usize - 100))
             .collect()
+    }
+
+    /// Every version of [`split_bounds`] this machine runs.
+    fn versions() -> Vec<Split> {
+        let mut versions: Vec<Split> = vec![split_bounds, split_bounds_swar];
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: SSE2 is baseline on x86-64.
+            versions.push(|b, s, base, out, at| unsafe { sse2::split_bounds(b, s, base, out, at) });
+            if avx512::available() {
+                // SAFETY: `available` detected every feature the function enables.
+                versions.push(|b, s, base, out, at| unsafe {
+                    avx512::split_bounds(b, s, base, out, at)
+                });
+            }
+        }
+        versions
+    }
+
+    /// Every version on every length up to 300, with the line and the `len + 16` output slots
+    /// each ending where an unmapped page begins: a load past the line or a store past the
+    /// slots faults. Several lines per length (the exhaustive test above covers some lengths
+    /// only), and offsets up to the largest `base + len` allowed, where the unused slots wrap.
+    #[test]
+    fn no_version_reads_or_writes_past_its_slices() {
+        let mut line_page = crate::guard_page::GuardedTail::new(512);
+        let mut out_page = crate::guard_page::GuardedTail::new(4 * 512);
+        let alphabet = b"ab \t\x1c\x0b\x80\xc3\xa9\xff\x00";
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for len in 0..=300usize {
+            for sample in 0..16 {
+                let content: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        alphabet[(x % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                let line = line_page.bytes(&content);
+                let at = [0, 3][sample % 2];
+                let base = [0, 100, u32::MAX - len as u32][sample % 3];
+                for set in [AsciiSpace::Python, AsciiSpace::Perl] {
+                    let want: Vec<(u32, u32)> = naive(line, set)
+                        .into_iter()
+                        .map(|(a, b)| (base + a as u32, base + b as u32))
+                        .collect();
+                    for split in versions() {
+                        let out = out_page.words(at + len + 16, 7);
+                        let (end, non_ascii) = split(line, set, base, out, at);
+                        assert_eq!(non_ascii, !line.is_ascii(), "{line:?}");
+                        let got: Vec<(u32, u32)> =
+                            out[at..end].chunks(2).map(|p| (p[0], p[1])).collect();
+                        assert_eq!(got, want, "{set:?} base {base} {line:?}");
+                        assert!(out[..at].iter().all(|&w| w == 7), "wrote before `at`");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "offsets past u32::MAX")]
+    fn offsets_past_u32_are_refused() {
+        let mut out = vec![0; 32];
+        split_bounds(b"ab", AsciiSpace::Python, u32::MAX - 1, &mut out, 0);
     }
 
     #[test]
