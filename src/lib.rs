@@ -26,5 +26,7 @@ pub mod significance;
 pub mod stats;
 pub mod stats_stream;
 pub mod status;
+#[cfg(test)]
+mod test_rng;
 pub mod tokenize;
 pub mod unicode;

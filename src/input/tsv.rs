@@ -211,16 +211,11 @@ mod tests {
     fn scans_stop_at_the_end_of_the_line() {
         let mut guarded = crate::guard_page::GuardedTail::new(512);
         let alphabet = b"a\t\t \xc3\xa9\x80\x00\x7f";
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = crate::test_rng::Rng(0x9e37_79b9_7f4a_7c15);
         for len in 0..=300 {
             for _ in 0..16 {
                 let content: Vec<u8> = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        alphabet[(x % alphabet.len() as u64) as usize]
-                    })
+                    .map(|_| alphabet[rng.below(alphabet.len())])
                     .collect();
                 let line = guarded.bytes(&content);
                 let want = scan_memchr(line);

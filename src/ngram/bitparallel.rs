@@ -282,7 +282,7 @@ fn kernel<M: Mask, const N: usize>(unigram: &[M], matches: &mut Vec<u64>) {
 mod tests {
     use super::super::clip::{clipped_matches_indexed, ClipWorkspace};
     use super::*;
-    use crate::ngram::test_rng::Rng;
+    use crate::test_rng::Rng;
 
     fn tokens(words: &[&str]) -> Tokens {
         let mut t = Tokens::default();

@@ -533,7 +533,7 @@ mod tests {
         out
     }
 
-    use crate::ngram::test_rng::Rng;
+    use crate::test_rng::Rng;
 
     #[test]
     fn counts_equal_naive_counting_for_every_key_width() {

@@ -345,23 +345,6 @@ impl NgramIds {
     }
 }
 
-/// The xorshift (deterministic, so that failures replay) the n-gram tests draw their random
-/// text from.
-#[cfg(test)]
-pub(crate) mod test_rng {
-    pub(crate) struct Rng(pub(crate) u64);
-
-    impl Rng {
-        /// A number in `0..n` (slightly biased: test data only).
-        pub(crate) fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,7 +375,7 @@ mod tests {
             .sum()
     }
 
-    use super::test_rng::Rng;
+    use crate::test_rng::Rng;
 
     /// The id space is reserved order by order, so a long repetitive segment holds about one
     /// slot per token, not one per n-gram occurrence (all orders): 12 bytes per occurrence was

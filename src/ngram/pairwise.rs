@@ -260,7 +260,7 @@ mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ngram::test_rng::Rng;
+    use crate::test_rng::Rng;
 
     /// Every mask is the set of reference positions holding the same bytes, with AVX2 (where
     /// the machine has it) and without, at every reference length up to 128 (the unrolled

@@ -65,7 +65,7 @@ fn sort_positions(seq: &[u32], n: usize, out: &mut Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ngram::test_rng::Rng;
+    use crate::test_rng::Rng;
     use std::collections::HashMap;
 
     fn naive(hyp: &[u32], rf: &[u32], n: usize) -> u64 {

@@ -392,6 +392,7 @@ fn emit(space: u64, prev: &mut u64, offset: u32, out: &mut [u32], n: usize) -> u
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::Rng;
 
     /// The reference: a byte loop.
     fn naive(bytes: &[u8], set: AsciiSpace) -> Vec<(usize, usize)> {
@@ -463,16 +464,11 @@ mod tests {
         let mut line_page = crate::guard_page::GuardedTail::new(512);
         let mut out_page = crate::guard_page::GuardedTail::new(4 * 512);
         let alphabet = b"ab \t\x1c\x0b\x80\xc3\xa9\xff\x00";
-        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for len in 0..=300usize {
             for sample in 0..16 {
                 let content: Vec<u8> = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        alphabet[(x % alphabet.len() as u64) as usize]
-                    })
+                    .map(|_| alphabet[rng.below(alphabet.len())])
                     .collect();
                 let line = line_page.bytes(&content);
                 let at = [0, 3][sample % 2];
@@ -553,15 +549,10 @@ mod tests {
         }
         // Pseudo-random bytes drawn from a small alphabet, so that runs of every length occur.
         let alphabet = b"ab \t\x1c\x80\xc3\xa9";
-        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
         for len in 0..300 {
             let line: Vec<u8> = (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    alphabet[(x % alphabet.len() as u64) as usize]
-                })
+                .map(|_| alphabet[rng.below(alphabet.len())])
                 .collect();
             for set in [AsciiSpace::Python, AsciiSpace::Perl] {
                 assert_eq!(fast(&line, set), naive(&line, set), "{line:?}");

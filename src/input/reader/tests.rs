@@ -493,7 +493,7 @@ impl Read for Pieces {
 /// start was skipped across reads), and it stops where `each` says.
 #[test]
 fn buffered_lines_agree_with_next_line() {
-    let mut rng = crate::ngram::test_rng::Rng(0x5eed_1e55);
+    let mut rng = crate::test_rng::Rng(0x5eed_1e55);
     for case in 0..3000 {
         let len = rng.below(200);
         let data: Vec<u8> = (0..len).map(|_| b"ab\r\n\n"[rng.below(5)]).collect();

@@ -71,8 +71,8 @@ pub(super) fn word_triples(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ngram::test_rng::Rng;
     use crate::ngram::{NgramIds, NgramIndex};
+    use crate::test_rng::Rng;
 
     #[test]
     fn word_triples_agree_with_the_index_at_any_length_and_order() {
@@ -137,7 +137,7 @@ mod tests {
             "a", "bc", ".", ",", "(", ")", "\"", "é", "«", " ", "  ", "\t", "\u{3000}", "\u{85}",
             "\u{1c}",
         ];
-        let mut rng = crate::ngram::test_rng::Rng(0x2545_f491_4f6c_dd1d);
+        let mut rng = crate::test_rng::Rng(0x2545_f491_4f6c_dd1d);
         let mut words = Tokens::default();
         for _ in 0..5000 {
             let line: String = (0..rng.below(14))

@@ -145,7 +145,7 @@ fn span(ends: &[u32], e: usize) -> std::ops::Range<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ngram::test_rng::Rng;
+    use crate::test_rng::Rng;
 
     fn tokens(line: &str) -> Tokens {
         let mut t = Tokens::default();

@@ -403,7 +403,7 @@ pub(super) fn order_ranges(
 mod tests {
     use super::*;
     use crate::metric::nist::{NistCompat, NistConfig};
-    use crate::ngram::test_rng::Rng;
+    use crate::test_rng::Rng;
 
     /// NLTK's overlap list of order `n` against one reference: `Counter(hyp n-grams) &
     /// Counter(ref n-grams)`, in the hypothesis' first-occurrence order.

@@ -402,7 +402,7 @@ pub(super) fn order_start(len: usize, n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ngram::test_rng::Rng;
+    use crate::test_rng::Rng;
     use rustc_hash::FxHashMap;
 
     /// Ids are handed out in first-seen order: all unigrams of a sequence, then its bigrams…
