@@ -37,10 +37,12 @@ impl GuardedTail {
         };
         assert_ne!(base, libc::MAP_FAILED, "mmap");
         let base = NonNull::new(base.cast::<u8>()).expect("mmap gave a null pointer");
-        // SAFETY: the last page of the mapping just made.
+        let tail = GuardedTail { base, total, room };
+        // SAFETY: the last page of the mapping just made (unmapped by `tail`'s drop if this
+        // fails).
         let guarded = unsafe { libc::mprotect(base.as_ptr().add(room).cast(), page, 0) };
         assert_eq!(guarded, 0, "mprotect");
-        GuardedTail { base, total, room }
+        tail
     }
 
     /// `content` copied so that its last byte is the last one before the guard page.

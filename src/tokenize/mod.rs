@@ -522,16 +522,11 @@ mod tests {
             "x\u{200b}y",
             "abcdefgh",
         ];
-        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = crate::test_rng::Rng(0x2545_f491_4f6c_dd1d);
         let mut tokens = Tokens::default();
         for len in 0..400 {
             let line: String = (0..len % 40)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    pieces[(x % pieces.len() as u64) as usize]
-                })
+                .map(|_| pieces[rng.below(pieces.len())])
                 .collect();
             tokens.clear();
             tokens.extend_split(&line);
