@@ -79,7 +79,7 @@ pub struct BleuArgs {
     #[arg(short, long, value_enum, value_name = "METHOD", default_value = "exp")]
     pub smooth_method: SmoothMethod,
 
-    /// Smoothing value for floor (default 0.1) and add-k (default 1).
+    /// Smoothing value for floor (default 0.1) and add-k (default 1); a non-negative number.
     #[arg(long, value_name = "F")]
     pub smooth_value: Option<f64>,
 
