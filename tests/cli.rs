@@ -311,7 +311,14 @@ fn periodic_reports_every_n_lines() {
 fn bad_lines_keep_rows_aligned_and_are_counted() {
     let input = b"a b\ta b\nno tab\n\xff\tx\n{\"hyp\": 1}\nc d\tc d\n".to_vec();
     let out = Cmd::new().stdin(input.clone()).run();
-    out.assert_success();
+    // More bad lines than good ones: the rows and the report, then an error (status 1).
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(
+        out.stderr_str()
+            .contains("error: most lines were bad: 3 of 5 (see the warnings)"),
+        "{}",
+        out.describe()
+    );
     let rows: Vec<&str> = std::str::from_utf8(&out.stdout)
         .unwrap()
         .split('\n')
@@ -1091,7 +1098,8 @@ fn json_of_the_wrong_type_is_a_schema_error_not_invalid_json() {
                  {\"hyp\": 5, \"refs\": [\"a\"\n\
                  [\"a\", [\"a\"]]\n";
     let out = run(&["-f", "jsonl"], input);
-    out.assert_success();
+    // Seven bad lines of eight: every record, then an error (status 1).
+    assert_eq!(out.code, Some(1), "{}", out.describe());
     let messages = [
         "\"hyp\" must be a string, not a number",
         "\"refs\" must be an array of strings, not a string (\"ref\" takes one reference as a \

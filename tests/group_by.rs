@@ -241,7 +241,8 @@ fn a_missing_key_is_a_bad_line_with_its_number() {
     let input = "{\"sys\":\"a\",\"hyp\":\"x y\",\"ref\":\"x y\"}\n{\"hyp\":\"x\",\"ref\":\"x\"}\n\
                  {\"sys\":null,\"hyp\":\"x\",\"ref\":\"x\"}\n";
     let out = Cmd::new().args(["--group-by", "sys"]).stdin(input).run();
-    out.assert_success();
+    // Two bad lines of three: the rows, then an error (status 1).
+    assert_eq!(out.code, Some(1), "{}", out.describe());
     let err = out.stderr_str();
     assert!(
         err.contains("warning: line 2: no \"sys\" field (--group-by sys)"),

@@ -121,6 +121,136 @@ fn sacrebleu_layout_without_tabs_gets_one_hint_and_fails() {
     assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 200);
 }
 
+/// Regression (input audit): more bad lines than scored ones gave a score of the few good lines
+/// with status 0 — a stray TAB in line 1 (which sets the field count) made every later line
+/// bad and `-b` print 0.00; a reference file given as the TSV input (sacreBLEU's layout) with
+/// one TAB line in it scored that line alone. Now an error with status 1 and nothing on
+/// stdout for `-b`, unless `--on-error skip` says bad lines are expected.
+#[test]
+fn mostly_bad_input_fails_instead_of_scoring_the_few_good_lines() {
+    let good = "a b c d e\ta b c d e\n".repeat(200);
+    let stray = format!("x\tstray\ty\n{good}");
+    let out = run(&["-b"], &stray);
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(out.stdout.is_empty(), "{}", out.describe());
+    let err = out.stderr_str();
+    assert!(
+        err.contains("error: most lines were bad: 200 of 201 (see the warnings), so a score would describe only 1 line"),
+        "{err}"
+    );
+    assert!(
+        err.contains("a TAB in line 1 sets the number of fields"),
+        "{err}"
+    );
+    // Rows mode: every row still written, the report too, then the error.
+    let out = run(&[], &stray);
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 201);
+    assert!(
+        out.stderr_str().contains("1 segment, 200 bad lines"),
+        "{}",
+        out.describe()
+    );
+    // Bad lines expected: the good ones are scored.
+    let out = run(&["-b", "--on-error", "skip"], &stray);
+    out.assert_success();
+    assert_eq!(out.stdout_str(), "0.00\n");
+    // The field count fixed by hand: line 1 is the bad one, the score is the input's.
+    let out = run(&["-b", "--refs", "1"], &stray);
+    out.assert_success();
+    assert_eq!(out.stdout_str(), "100.00\n");
+    // sacreBLEU's layout with a reference file that has one TAB line (WMT22 uk-en ref A).
+    let mut layout: String = (0..200).map(|i| format!("sentence {i}\n")).collect();
+    layout.push_str("a stray\tTAB\n");
+    let out = run(&["-b"], &layout);
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(out.stdout.is_empty(), "{}", out.describe());
+    let err = out.stderr_str();
+    assert!(err.contains("-r ref.txt hyp.txt"), "{err}");
+    assert!(err.contains("most lines were bad: 200 of 201"), "{err}");
+    // As many bad lines as good ones is not "most".
+    let out = run(&["-b"], "a\ta\nb\tb\nc\nd\n");
+    out.assert_success();
+    // A shard's document counts its bad lines for `merge` to judge.
+    let out = run(&["--emit", "stats"], &stray);
+    out.assert_success();
+}
+
+/// Regression (input audit): with `--on-error skip` nothing was shown, but the error said "see
+/// the warnings".
+#[test]
+fn all_bad_under_skip_does_not_point_at_warnings() {
+    let out = run(&["-b", "--on-error", "skip"], "a\nb\n");
+    assert_refused(
+        &out,
+        1,
+        &["no line could be scored: all 2 lines were bad (--on-error skip showed no warning)"],
+    );
+}
+
+/// Regression (input audit): `paste hyp ref | bleu-stream -r ref` (or a JSONL file given with
+/// -r) scored the reference's words as part of each hypothesis, silently; sacreBLEU would score
+/// such a file the same way, so it is scored, with one warning.
+#[test]
+fn parallel_hypothesis_that_looks_like_a_record_is_warned_about_once() {
+    let dir = crate::util::TempDir::new("record-hyp");
+    let r = dir.file_str("r", &"a b c d e\n".repeat(3));
+    for stdin in [
+        "a b c d e\ta b c d e\n".repeat(3),
+        "{\"hyp\":\"a b c d e\",\"ref\":\"a b c d e\"}\n".repeat(3),
+    ] {
+        let out = Cmd::new()
+            .args(["-b", "-r", &r])
+            .stdin(stdin.as_str())
+            .run();
+        out.assert_success();
+        let err = out.stderr_str();
+        assert_eq!(err.matches("warning:").count(), 1, "{err}");
+        assert!(
+            err.contains("warning: line 1: the hypothesis has a TAB or starts with '{\"': with -r"),
+            "{err}"
+        );
+        assert!(err.contains("leave out -r"), "{err}");
+    }
+    let out = Cmd::new()
+        .args(["-b", "-r", &r])
+        .stdin("a b c d e\n".repeat(3))
+        .run();
+    out.assert_success();
+    assert_eq!(out.stderr_str(), "");
+    // TSV and JSONL hypotheses are not parallel files: no such warning.
+    let out = run(
+        &["-b", "--input", "jsonl"],
+        "{\"hyp\":\"a\\tb\",\"ref\":\"a b\"}\n",
+    );
+    out.assert_success();
+    assert!(!out.stderr_str().contains("with -r"), "{}", out.describe());
+}
+
+/// Regression (input audit): parallel files of different lengths ended with an error and status
+/// 1, but `-b` had already printed the score of the lines before on stdout (where a Makefile's
+/// `$(shell …)` takes it).
+#[test]
+fn score_only_prints_nothing_when_the_input_fails() {
+    let dir = crate::util::TempDir::new("failed-b");
+    let r = dir.file_str("r", &"a b c d e\n".repeat(3));
+    let h = dir.file_str("h", &"a b c d e\n".repeat(5));
+    for args in [&["-b"][..], &["-b", "-f", "jsonl"]] {
+        let out = Cmd::new().args(args).args(["-r", &r, &h]).run();
+        assert_eq!(out.code, Some(1), "{}", out.describe());
+        assert!(out.stdout.is_empty(), "{}", out.describe());
+        assert!(
+            out.stderr_str().contains("have different lengths"),
+            "{}",
+            out.describe()
+        );
+    }
+    // --on-error fail: status 2 and no score either.
+    let out = run(&["-b", "--on-error", "fail"], "a\ta\nb\n");
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(out.stdout.is_empty(), "{}", out.describe());
+}
+
 /// `-b` and `--fail-under` with nothing to score (empty input) or an undefined score: an error
 /// and a failing status, never a bare `0.00` or `nan` with status 0.
 #[test]
@@ -223,6 +353,8 @@ fn repeated_diagnostics_are_capped_but_counted() {
     for _ in 0..60 {
         input.push_str("a\tb\tc\n");
     }
+    // Fewer bad lines than good ones: the run succeeds (see `mostly_bad_input_fails…`).
+    input.push_str(&"a\ta\n".repeat(60));
     let out = run(&["--refs", "1"], &input);
     out.assert_success();
     let err = out.stderr_str();
@@ -232,7 +364,7 @@ fn repeated_diagnostics_are_capped_but_counted() {
         "{err}"
     );
     assert!(err.contains("35 more lines like"), "{err}");
-    assert!(err.contains("1 segment, 60 bad lines"), "{err}");
+    assert!(err.contains("61 segments, 60 bad lines"), "{err}");
     let out = run(&["--refs", "1", "--on-error", "fail"], &input);
     assert_eq!(out.code, Some(2));
 }

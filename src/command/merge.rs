@@ -12,7 +12,7 @@ use super::finish_write;
 use crate::cli::FormatArg;
 use crate::diagnostic::{diagnostic, escaped, io_message};
 use crate::gate::Gate;
-use crate::output::{Format, Mode, OutputStream, Sink};
+use crate::output::{BadLines, Format, Mode, OutputStream, Sink};
 use crate::stats::Merged;
 use crate::stats_stream::{begins, Document, Documents, StreamError, MAX_DOCUMENT_BYTES};
 use crate::status;
@@ -149,7 +149,7 @@ fn run(args: &MergeArgs) -> u8 {
     // Documents of bad lines only are otherwise reported, not refused: they do not say
     // whether their runs expected bad lines (`--on-error skip`).
     let wants_score = args.score_only || gate.is_set();
-    if let Some(why) = report.missing_score(wants_score, false) {
+    if let Some(why) = report.missing_score(wants_score, BadLines::Counted) {
         error(&why);
         return status::IO;
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::cli::Config;
 use crate::diagnostic::{diagnostic, io_message};
 use crate::input::reader::{LineReader, Plan, ReaderState, Source};
-use crate::output::{report_file, OutputStream, Sink};
+use crate::output::{report_file, BadLines, OutputStream, Sink};
 use crate::pipeline::{self, Control};
 use crate::signals;
 use crate::status;
@@ -88,6 +88,7 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
     sink.report_file = config.report_file.clone();
     sink.prometheus = config.prometheus.clone();
     sink.gated = config.gate.is_set();
+    sink.bad_lines = bad_lines(&config);
     sink.inputs = input_ids(&config);
     sink.follow = config.follow.clone();
     let control = Control {
@@ -133,20 +134,28 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
         diagnostic(&format!("error: {message}"));
         return status::USAGE;
     }
-    // Nothing scored where a score was asked for (or at all, though lines came): say so and
-    // fail, rather than leave a plausible-looking 0.00 or a bare nan with status 0.
+    // Nothing scored where a score was asked for (or at all, or hardly, though lines came):
+    // say so and fail, rather than leave a plausible-looking 0.00 or a bare nan with status 0.
     let wants_score = config.mode == crate::output::Mode::ScoreOnly || config.gate.is_set();
-    // A shard (`--emit stats`) of bad lines only is not an error: its document counts them
-    // and `merge` decides; nor is it under `--on-error skip`, which says bad lines are
-    // expected.
     let report = &outcome.report;
-    let bad_lines_fail =
-        !config.emit_stats && config.settings.on_error != crate::pipeline::OnError::Skip;
-    if let Some(why) = report.missing_score(wants_score, bad_lines_fail) {
+    if let Some(why) = report.missing_score(wants_score, bad_lines(&config)) {
         diagnostic(&format!("error: {why}"));
         return status::IO;
     }
     config.gate.status(report)
+}
+
+/// How the run's bad lines are judged at its end: a shard (`--emit stats`) of bad lines only
+/// is not an error, its document counts them and `merge` decides; nor is it under `--on-error
+/// skip`, which says bad lines are expected.
+fn bad_lines(config: &Config) -> BadLines {
+    if config.emit_stats {
+        BadLines::Counted
+    } else if config.settings.on_error == crate::pipeline::OnError::Skip {
+        BadLines::Skip
+    } else {
+        BadLines::Fail
+    }
 }
 
 /// Refuses, before anything is read or written, report files that cannot be replaced safely

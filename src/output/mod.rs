@@ -91,24 +91,51 @@ impl CorpusReport {
         self.segments > 0 && self.metrics.iter().all(|m| !m.value.is_nan())
     }
 
-    /// The error a finished run (or `merge`) ends with instead of its score, if any: the
-    /// report covers no segment although lines came (`bad_lines_fail`: not for a shard, whose
-    /// document `merge` judges, nor under `--on-error skip`), or a score was asked for
-    /// (`-b`, a gate) and is missing or NaN. Rather than a plausible-looking 0.00 or a bare
-    /// nan with status 0.
-    pub fn missing_score(&self, wants_score: bool, bad_lines_fail: bool) -> Option<String> {
-        let all_bad = self.segments == 0 && self.bad_lines > 0 && bad_lines_fail;
-        (all_bad || (wants_score && !self.has_scores())).then(|| self.why_no_scores())
+    /// More lines were bad than were scored: the input is not what the command line says it
+    /// is (a stray TAB in line 1 that set the field count, a reference file given as the TSV
+    /// input with one TAB line in it), and a score of the few good lines would pass for the
+    /// score of the input.
+    pub fn mostly_bad(&self) -> bool {
+        self.bad_lines > self.segments
     }
 
-    /// Why [`has_scores`](CorpusReport::has_scores) is false, for the error message.
-    pub fn why_no_scores(&self) -> String {
+    /// The error a finished run (or `merge`) ends with instead of its score, if any: more
+    /// lines were bad than scored, none scored included ([`BadLines::Fail`]: not for a shard,
+    /// whose document `merge` judges, nor under `--on-error skip`), or a score was asked for
+    /// (`-b`, a gate) and is missing or NaN. Rather than a plausible-looking 0.00 or a bare
+    /// nan with status 0.
+    pub fn missing_score(&self, wants_score: bool, bad_lines: BadLines) -> Option<String> {
+        let bad = bad_lines == BadLines::Fail && self.mostly_bad();
+        (bad || (wants_score && !self.has_scores())).then(|| self.why_no_scores(bad_lines))
+    }
+
+    /// Why [`missing_score`](CorpusReport::missing_score) refuses the report, for the error
+    /// message; `bad_lines` says where the bad lines were reported.
+    pub fn why_no_scores(&self, bad_lines: BadLines) -> String {
+        let see = match (bad_lines, self.bad_lines) {
+            (BadLines::Skip, _) => "--on-error skip showed no warning",
+            (_, 1) => "see the warning",
+            _ => "see the warnings",
+        };
         if self.segments == 0 {
             match self.bad_lines {
                 0 => "the input has no segments".to_owned(),
-                1 => "no line could be scored: the one line was bad (see the warning)".to_owned(),
-                n => format!("no line could be scored: all {n} lines were bad (see the warnings)"),
+                1 => format!("no line could be scored: the one line was bad ({see})"),
+                n => format!("no line could be scored: all {n} lines were bad ({see})"),
             }
+        } else if bad_lines == BadLines::Fail && self.mostly_bad() {
+            let lines = self.bad_lines.saturating_add(self.segments);
+            let scored = match self.segments {
+                1 => "1 line".to_owned(),
+                n => format!("{n} lines"),
+            };
+            format!(
+                "most lines were bad: {} of {lines} ({see}), so a score would describe only \
+                 {scored}; fix the input (a TAB in line 1 sets the number of fields; -r takes \
+                 files of one sentence per line), or pass --on-error skip to score the good lines \
+                 anyway",
+                self.bad_lines
+            )
         } else {
             // A metric whose reference tool dies or raises says why (its report's `error`);
             // only a score that is NaN by definition (MATLAB's all-empty corpus) says NaN.
@@ -124,6 +151,18 @@ impl CorpusReport {
             undefined.join("; ")
         }
     }
+}
+
+/// How a finished run treats its bad lines ([`CorpusReport::missing_score`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BadLines {
+    /// Warned about, and a run that has more of them than scored lines fails.
+    Fail,
+    /// `--on-error skip`: expected, not shown.
+    Skip,
+    /// Counted for a later judge: a shard's stats document (`--emit stats`), and `merge`,
+    /// whose documents do not say whether their runs expected bad lines.
+    Counted,
 }
 
 /// Renders rows for the workers.

@@ -5,7 +5,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Stdout, Write};
 use std::path::{Path, PathBuf};
 
-use super::{jsonl, prometheus, report_file, text, CorpusReport, Format, Mode};
+use super::{jsonl, prometheus, report_file, text, BadLines, CorpusReport, Format, Mode};
 use crate::diagnostic::diagnostic;
 
 /// The main output stream: standard output, or a file that SIGHUP reopens.
@@ -125,6 +125,12 @@ pub struct Sink {
     /// one is not printed (the command says why and fails), as `merge` prints none, so that
     /// one run and a merge of its shards write the same bytes.
     pub gated: bool,
+    /// How the run's bad lines are judged: with [`BadLines::Fail`], a final report of more bad
+    /// lines than segments is not a score either (the command fails, `CorpusReport::mostly_bad`).
+    pub bad_lines: BadLines,
+    /// The run failed (a read error, a bad line under `--on-error fail`): its final report
+    /// covers the lines before, and is no score for `-b` or a gate.
+    pub run_failed: bool,
     /// The inputs `-o` must never be (names, with device and inode), and `--follow`'s path,
     /// whose file may change: SIGHUP reopens `-o` by name, and what the name leads to then is
     /// checked as the start-up checks it.
@@ -147,6 +153,8 @@ impl Sink {
             prometheus: None,
             reports_lost: 0,
             gated: false,
+            bad_lines: BadLines::Counted,
+            run_failed: false,
         }
     }
 
@@ -164,13 +172,20 @@ impl Sink {
         drop(std::mem::replace(&mut self.out, closed));
     }
 
+    /// A final report that `-b` and a gate do not print ([`Sink::report`]).
+    fn withholds(&self, report: &CorpusReport) -> bool {
+        self.run_failed
+            || !report.has_scores()
+            || (self.bad_lines == BadLines::Fail && report.mostly_bad())
+    }
+
     /// Writes a report where it belongs for the mode and format, and to the report files.
     pub fn report(&mut self, report: &CorpusReport) -> io::Result<()> {
         match (self.mode, self.format, report.is_final) {
-            // No segment, or an undefined score: nothing that could pass for a score (the
-            // command says why and fails).
-            (Mode::ScoreOnly, _, true) if !report.has_scores() => {}
-            (_, _, true) if self.gated && !report.has_scores() => {}
+            // No segment, an undefined score, mostly bad lines or a failed run: nothing that
+            // could pass for a score (the command says why and fails).
+            (Mode::ScoreOnly, _, true) if self.withholds(report) => {}
+            (_, _, true) if self.gated && self.withholds(report) => {}
             (Mode::ScoreOnly, Format::Jsonl, true) => {
                 let mut buf = Vec::new();
                 jsonl::scores_record(report, &mut buf);

@@ -319,7 +319,7 @@ impl Work for Scoring<'_> {
             match framed {
                 Ok(segment) => {
                     notes.extend(crate::input::byte_order_mark(framing, &segment));
-                    done.flags.push(watch::flags(&segment));
+                    done.flags.push(watch::flags(framing, &segment));
                     settings.rows.segment(
                         line,
                         &segment,
@@ -592,12 +592,13 @@ impl<'a> Merger<'a> {
         }
         let mut report = self.report(true);
         report.note = self.note.take();
+        // A failed run (a read error, --on-error fail) writes no statistics: merged with the
+        // other shards' they would be silently incomplete; nor a score for `-b` or a gate. A
+        // run stopped by a signal has read a whole input, as at end of file.
+        let failed = self.input_error.is_some() || self.failed_on_bad_line;
+        sink.run_failed = failed;
         sink.report(&report)?;
         let mut stats_error = None;
-        // A failed run (a read error, --on-error fail) writes no statistics: merged with the
-        // other shards' they would be silently incomplete. A run stopped by a signal has read
-        // a whole input, as at end of file.
-        let failed = self.input_error.is_some() || self.failed_on_bad_line;
         if self.settings.emit_stats && !failed {
             let sums = crate::stats::Sums {
                 metrics: self.metrics,

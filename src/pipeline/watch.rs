@@ -13,6 +13,9 @@ pub const EMPTY_HYP: u8 = 1;
 pub const EMPTY_REF: u8 = 2;
 /// The hypothesis ends in a tokenized period (` .`).
 pub const TOKENIZED: u8 = 4;
+/// A hypothesis read from a parallel file (`-r`) that looks like a whole TSV or JSONL record:
+/// it has a TAB, or starts with `{"`.
+pub const HYP_RECORD: u8 = 8;
 
 /// Diagnostics of one kind printed before the rest are only counted.
 pub const DIAGNOSTICS_PER_KIND: u64 = 25;
@@ -26,8 +29,14 @@ const TOKENIZED_LINES: u64 = 100;
 const TRAILING_RUN: u64 = 2;
 
 /// What the merger needs to know of a segment, computed by the worker that framed it.
-pub fn flags(segment: &Segment<'_>) -> u8 {
+pub fn flags(framing: Framing, segment: &Segment<'_>) -> u8 {
     let mut f = 0;
+    if framing == Framing::Parallel
+        && (segment.hyp.starts_with("{\"")
+            || memchr::memchr(b'\t', segment.hyp.as_bytes()).is_some())
+    {
+        f |= HYP_RECORD;
+    }
     if segment.hyp.is_empty() {
         f |= EMPTY_HYP;
     }
@@ -60,6 +69,8 @@ pub struct Watch {
     framing: Option<Framing>,
     /// The hint that `--input auto` took TSV for JSONL was given.
     hinted_jsonl: bool,
+    /// The warning that a `-r` hypothesis looks like a TSV or JSONL record was given.
+    warned_record: bool,
 }
 
 impl Watch {
@@ -81,6 +92,19 @@ impl Watch {
     /// A good segment at `line` with [`flags`] `f`.
     pub fn segment(&mut self, line: u64, f: u8) {
         self.segments += 1;
+        if f & HYP_RECORD != 0 && !self.warned_record {
+            // `paste hyp ref | bleu-stream -r ref` or a JSONL file given with -r: each line is
+            // then one hypothesis, the reference's words (or the JSON) scored as part of it, as
+            // sacreBLEU would score such a file, and the score looks plausible (found by the
+            // input audit).
+            self.warned_record = true;
+            diagnostic(&format!(
+                "warning: line {line}: the hypothesis has a TAB or starts with '{{\"': with -r, \
+                 each line of the hypothesis file is one sentence, TABs and all (as sacreBLEU \
+                 reads it); to score hypothesis<TAB>reference lines (paste) or JSON Lines, leave \
+                 out -r"
+            ));
+        }
         if f & TOKENIZED != 0 && self.detokenized {
             self.tokenized += 1;
             if self.tokenized == TOKENIZED_LINES {

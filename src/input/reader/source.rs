@@ -167,6 +167,37 @@ impl LineReader {
         self
     }
 
+    /// The current line limit ([`Self::max_line`]).
+    pub fn line_limit(&self) -> usize {
+        self.max_line
+    }
+
+    /// Sets the limit for the lines read from now on: parallel files give each stream what is
+    /// left of a segment's `--max-line-bytes` (`parallel.rs`).
+    pub fn set_line_limit(&mut self, bytes: usize) {
+        self.max_line = bytes;
+    }
+
+    /// Gives back a buffer grown for a long line once what is buffered fits a normal one.
+    /// Parallel files keep a reader per file: without this, each would keep the largest buffer
+    /// it ever grew, and `-r` with many files would hold one long line's buffer per file.
+    pub fn shrink(&mut self) {
+        let live = self.end - self.start;
+        if self.buf.len() > 2 * READ_SIZE && live <= READ_SIZE / 2 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.start = 0;
+            self.end = live;
+            self.buf.truncate(READ_SIZE);
+            self.buf.shrink_to_fit();
+        }
+    }
+
+    /// The size of the read buffer (tests).
+    #[cfg(test)]
+    pub fn buffer_len(&self) -> usize {
+        self.buf.len()
+    }
+
     /// A reader that keeps a partial last line at the end of the data (see [`Self::resume`]).
     pub fn following(mut self) -> LineReader {
         self.follow = true;

@@ -538,3 +538,77 @@ fn buffered_lines_agree_with_next_line() {
         );
     }
 }
+
+/// Regression (input audit): `--max-line-bytes` bounded each parallel file's line, so `-r` with
+/// R files held R limits' worth of text per segment. It bounds the segment now: each stream reads
+/// what the streams before it left, and the first line past that is skipped unbuffered.
+#[test]
+fn parallel_streams_share_one_line_limit_per_segment() {
+    let named = |data: &'static [u8], name: &str| {
+        LineReader::new(Box::new(data), name.to_owned()).max_line(10)
+    };
+    let plan = Plan::Parallel {
+        streams: vec![
+            // Line 1: 4 + 6 + 0 bytes fit; line 2: 4 + 7 do not; line 3: the hypothesis alone is
+            // over the limit; line 4: 10 + 0 + 0 fit exactly.
+            named(b"h1h1\nh2h2\nh3h3h3h3h3h3\n0123456789\n", "hyp"),
+            named(b"r1r1r1\nr2r2r2r\nr3\n\n", "r1"),
+            named(b"\nxx\n\n\n", "r2"),
+        ],
+    };
+    let batches = collect(plan);
+    assert_eq!(
+        records(&batches),
+        [
+            ["h1h1", "r1r1r1", ""],
+            ["h2h2", "", ""],
+            ["", "", ""],
+            ["0123456789", "", ""]
+        ]
+    );
+    let bad: Vec<_> = batches
+        .iter()
+        .flat_map(|b| {
+            b.bad
+                .iter()
+                .map(move |(i, m)| (b.first_line + *i as u64, m.clone()))
+        })
+        .collect();
+    assert_eq!(
+        bad,
+        [
+            (
+                2,
+                "r1: line of 7 bytes takes the segment past --max-line-bytes (the lines of all \
+                 files add up to more than 10 bytes): skipped"
+                    .to_owned()
+            ),
+            (
+                3,
+                "hyp: line of 12 bytes is longer than --max-line-bytes: skipped".to_owned()
+            ),
+        ]
+    );
+    assert!(batches.iter().all(|b| b.fatal.is_none()));
+}
+
+/// A reader gives back the buffer it grew for a long line once what it holds fits a normal one.
+#[test]
+fn a_grown_buffer_shrinks_back() {
+    let long: &'static [u8] = Box::leak(
+        [vec![b'x'; READ_SIZE * 5], b"\nshort\n".to_vec()]
+            .concat()
+            .into_boxed_slice(),
+    );
+    let mut r = LineReader::new(Box::new(long), "long".to_owned());
+    match r.next_line().unwrap() {
+        Some(Line::Text(l)) => assert_eq!(l.len(), READ_SIZE * 5),
+        other => panic!("{other:?}"),
+    }
+    assert!(r.buffer_len() > 2 * READ_SIZE);
+    r.shrink();
+    assert_eq!(r.buffer_len(), READ_SIZE);
+    // What was buffered after the long line is still read.
+    assert_eq!(r.next_line().unwrap(), Some(Line::Text(b"short")));
+    assert_eq!(r.next_line().unwrap(), None);
+}
