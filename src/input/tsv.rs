@@ -41,7 +41,15 @@ pub fn frame(line: &[u8], refs: Refs, utf8: Utf8Policy) -> Result<Segment<'_>, S
             ))
         }
         _ if nfields < 2 => {
-            return Err("no TAB: expected hypothesis<TAB>reference[<TAB>reference…]".to_owned())
+            let mut message =
+                "no TAB: expected hypothesis<TAB>reference[<TAB>reference…]".to_owned();
+            // JSON Lines whose first non-blank line is not an object (`[1]`, `null`) were taken
+            // for TSV (`--input auto` decides by that line): say how to read them (input audit).
+            let start = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+            if start.trim_ascii_start().starts_with(b"{") {
+                message.push_str(" (a JSON record? --input jsonl reads JSON Lines)");
+            }
+            return Err(message);
         }
         _ => {}
     }
@@ -249,6 +257,25 @@ mod tests {
             "3 fields where --refs 1 expects 2: a TAB inside a sentence, or a missing reference?"
         );
         assert!(frame(b"h\tr\tx", Refs::Exactly(2), Utf8Policy::Error).is_ok());
+    }
+
+    /// Regression (input audit): JSON Lines whose first line is not an object were read as TSV,
+    /// and each record's "no TAB" pointed at -r (sacreBLEU's layout) only.
+    #[test]
+    fn a_json_record_without_a_tab_points_at_input_jsonl() {
+        for line in [
+            &b"{\"hyp\": \"a\", \"ref\": \"a\"}"[..],
+            b"\xef\xbb\xbf {\"hyp\": 1}",
+        ] {
+            assert_eq!(
+                frame(line, Refs::Unknown, Utf8Policy::Error).unwrap_err(),
+                "no TAB: expected hypothesis<TAB>reference[<TAB>reference…] (a JSON record? \
+                 --input jsonl reads JSON Lines)"
+            );
+        }
+        assert!(!frame(b"just text", Refs::Unknown, Utf8Policy::Error)
+            .unwrap_err()
+            .contains("JSON"));
     }
 
     #[test]
