@@ -40,6 +40,18 @@ fn records(batches: &[Batch]) -> Vec<Vec<String>> {
     all
 }
 
+/// The bad lines of `batches`: (line number, message).
+fn bad_lines(batches: &[Batch]) -> Vec<(u64, String)> {
+    batches
+        .iter()
+        .flat_map(|b| {
+            b.bad
+                .iter()
+                .map(move |(i, m)| (b.first_line + *i as u64, m.clone()))
+        })
+        .collect()
+}
+
 #[test]
 fn lines_end_at_newline_cr_is_dropped_last_line_counts() {
     let mut r = reader(b"a\r\nb\rc\n\nlast");
@@ -129,16 +141,8 @@ fn parallel_streams_in_lockstep_and_length_mismatch() {
         records(&batches),
         [["h1", "r1"], ["h2", "r2"], ["h3", ""], ["h4", ""]]
     );
-    let bad: Vec<_> = batches
-        .iter()
-        .flat_map(|b| {
-            b.bad
-                .iter()
-                .map(move |(i, m)| (b.first_line + *i as u64, m))
-        })
-        .collect();
     let message = "no reference: ref ended after line 2".to_owned();
-    assert_eq!(bad, [(3, &message), (4, &message)]);
+    assert_eq!(bad_lines(&batches), [(3, message.clone()), (4, message)]);
     let fatal = batches.last().unwrap().fatal.clone().unwrap();
     assert_eq!(fatal, "hyp and ref have different lengths (4 and 2 lines)");
     // Three streams, the hypothesis shortest: every stream that ended is named.
@@ -566,16 +570,8 @@ fn parallel_streams_share_one_line_limit_per_segment() {
             ["0123456789", "", ""]
         ]
     );
-    let bad: Vec<_> = batches
-        .iter()
-        .flat_map(|b| {
-            b.bad
-                .iter()
-                .map(move |(i, m)| (b.first_line + *i as u64, m.clone()))
-        })
-        .collect();
     assert_eq!(
-        bad,
+        bad_lines(&batches),
         [
             (
                 2,
