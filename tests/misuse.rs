@@ -139,7 +139,7 @@ fn mostly_bad_input_fails_instead_of_scoring_the_few_good_lines() {
         "{err}"
     );
     assert!(
-        err.contains("a TAB in line 1 sets the number of fields"),
+        err.contains("a stray TAB in line 1 sets the number of fields"),
         "{err}"
     );
     // Rows mode: every row still written, the report too, then the error.
@@ -198,6 +198,7 @@ fn parallel_hypothesis_that_looks_like_a_record_is_warned_about_once() {
     for stdin in [
         "a b c d e\ta b c d e\n".repeat(3),
         "{\"hyp\":\"a b c d e\",\"ref\":\"a b c d e\"}\n".repeat(3),
+        "\u{feff} { \"hyp\": \"a b c d e\", \"ref\": \"a b c d e\"}\n".repeat(3),
     ] {
         let out = Cmd::new()
             .args(["-b", "-r", &r])
@@ -205,7 +206,7 @@ fn parallel_hypothesis_that_looks_like_a_record_is_warned_about_once() {
             .run();
         out.assert_success();
         let err = out.stderr_str();
-        assert_eq!(err.matches("warning:").count(), 1, "{err}");
+        assert_eq!(err.matches("with -r").count(), 1, "{err}");
         assert!(
             err.contains("warning: line 1: the hypothesis has a TAB or starts with '{\"': with -r"),
             "{err}"
@@ -249,6 +250,18 @@ fn score_only_prints_nothing_when_the_input_fails() {
     let out = run(&["-b", "--on-error", "fail"], "a\ta\nb\n");
     assert_eq!(out.code, Some(2), "{}", out.describe());
     assert!(out.stdout.is_empty(), "{}", out.describe());
+    // A gate keeps the final report of what was read (only -b's bare number is withheld).
+    let out = run(
+        &["--on-error", "fail", "--fail-under", "5"],
+        "a b c d\ta b c d\nx\n",
+    );
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr_str()
+            .contains("final report: 1 segment, 1 bad line"),
+        "{}",
+        out.describe()
+    );
 }
 
 /// `-b` and `--fail-under` with nothing to score (empty input) or an undefined score: an error

@@ -86,7 +86,8 @@ pub struct Args {
     pub nrefs: Option<Refs>,
 
     /// Longest line accepted, in bytes (suffixes K, M, G: binary multiples); a longer line is a
-    /// bad line, skipped without being held in memory.
+    /// bad line, skipped without being held in memory. With -r it bounds a segment: the lines
+    /// of all its files together.
     #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = parse_bytes)]
     pub max_line_bytes: usize,
 

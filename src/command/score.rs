@@ -115,9 +115,17 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
     // `CaughtStop`): every line read was finished either way. It comes before a reader of
     // stdout that went away: a SIGTERM caught while a write waited for a slow reader, who then
     // left, is still the stop it was (found by the streaming audit: status 0).
+    let wants_score = config.mode == crate::output::Mode::ScoreOnly || config.gate.is_set();
     if let Some(signal) = outcome.stopped_by.or_else(|| caught_stop.get()) {
         // Stopped by SIGINT/SIGTERM after finishing every line read: 128 + signal, by
-        // convention.
+        // convention. A score `-b` withheld still gets its reason (found by the review: an
+        // empty stdout and no word on a stopped, mostly bad run).
+        if let Some(why) = outcome
+            .report
+            .missing_score(wants_score, bad_lines(&config))
+        {
+            diagnostic(&format!("error: {why}"));
+        }
         return u8::try_from(128 + signal).unwrap_or(status::IO);
     }
     if outcome.output_closed {
@@ -136,7 +144,6 @@ pub fn run(config: Config, signals: signals::Handlers) -> u8 {
     }
     // Nothing scored where a score was asked for (or at all, or hardly, though lines came):
     // say so and fail, rather than leave a plausible-looking 0.00 or a bare nan with status 0.
-    let wants_score = config.mode == crate::output::Mode::ScoreOnly || config.gate.is_set();
     let report = &outcome.report;
     if let Some(why) = report.missing_score(wants_score, bad_lines(&config)) {
         diagnostic(&format!("error: {why}"));

@@ -131,9 +131,9 @@ impl CorpusReport {
             };
             format!(
                 "most lines were bad: {} of {lines} ({see}), so a score would describe only \
-                 {scored}; fix the input (a TAB in line 1 sets the number of fields; -r takes \
-                 files of one sentence per line), or pass --on-error skip to score the good lines \
-                 anyway",
+                 {scored}; fix the input (in TSV, a stray TAB in line 1 sets the number of \
+                 fields for every line after it; -r takes files of one sentence per line), or \
+                 pass --on-error skip to score the good lines anyway",
                 self.bad_lines
             )
         } else {

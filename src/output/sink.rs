@@ -172,7 +172,7 @@ impl Sink {
         drop(std::mem::replace(&mut self.out, closed));
     }
 
-    /// A final report that `-b` and a gate do not print ([`Sink::report`]).
+    /// A final report that `-b` does not print ([`Sink::report`]).
     fn withholds(&self, report: &CorpusReport) -> bool {
         self.run_failed
             || !report.has_scores()
@@ -183,9 +183,11 @@ impl Sink {
     pub fn report(&mut self, report: &CorpusReport) -> io::Result<()> {
         match (self.mode, self.format, report.is_final) {
             // No segment, an undefined score, mostly bad lines or a failed run: nothing that
-            // could pass for a score (the command says why and fails).
+            // could pass for a score (the command says why and fails). A gate keeps the report
+            // of a failed or mostly bad run, which says what was read: only `-b`'s bare number
+            // would pass for the input's score.
             (Mode::ScoreOnly, _, true) if self.withholds(report) => {}
-            (_, _, true) if self.gated && self.withholds(report) => {}
+            (_, _, true) if self.gated && !report.has_scores() => {}
             (Mode::ScoreOnly, Format::Jsonl, true) => {
                 let mut buf = Vec::new();
                 jsonl::scores_record(report, &mut buf);

@@ -31,10 +31,7 @@ const TRAILING_RUN: u64 = 2;
 /// What the merger needs to know of a segment, computed by the worker that framed it.
 pub fn flags(framing: Framing, segment: &Segment<'_>) -> u8 {
     let mut f = 0;
-    if framing == Framing::Parallel
-        && (segment.hyp.starts_with("{\"")
-            || memchr::memchr(b'\t', segment.hyp.as_bytes()).is_some())
-    {
+    if framing == Framing::Parallel && looks_like_a_record(&segment.hyp) {
         f |= HYP_RECORD;
     }
     if segment.hyp.is_empty() {
@@ -48,6 +45,17 @@ pub fn flags(framing: Framing, segment: &Segment<'_>) -> u8 {
         f |= TOKENIZED;
     }
     f
+}
+
+/// A hypothesis line that holds a TAB, or starts with `{"` (white space allowed around the `{`,
+/// and a byte order mark before it): a TSV or JSONL record given as a `-r` hypothesis file
+/// ([`HYP_RECORD`]).
+fn looks_like_a_record(hyp: &str) -> bool {
+    let start = hyp.strip_prefix('\u{feff}').unwrap_or(hyp).trim_start();
+    let object = start
+        .strip_prefix('{')
+        .is_some_and(|rest| rest.trim_start().starts_with('"'));
+    object || memchr::memchr(b'\t', hyp.as_bytes()).is_some()
 }
 
 /// The merger's watch over the segments and diagnostics of a run.

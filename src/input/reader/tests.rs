@@ -554,10 +554,11 @@ fn parallel_streams_share_one_line_limit_per_segment() {
     let plan = Plan::Parallel {
         streams: vec![
             // Line 1: 4 + 6 + 0 bytes fit; line 2: 4 + 7 do not; line 3: the hypothesis alone is
-            // over the limit; line 4: 10 + 0 + 0 fit exactly.
-            named(b"h1h1\nh2h2\nh3h3h3h3h3h3\n0123456789\n", "hyp"),
-            named(b"r1r1r1\nr2r2r2r\nr3\n\n", "r1"),
-            named(b"\nxx\n\n\n", "r2"),
+            // over the limit; line 4: 10 + 0 + 0 fit exactly; line 5: a reference of exactly the
+            // limit after a hypothesis of 2 takes the segment past it.
+            named(b"h1h1\nh2h2\nh3h3h3h3h3h3\n0123456789\nab\n", "hyp"),
+            named(b"r1r1r1\nr2r2r2r\nr3\n\n0123456789\n", "r1"),
+            named(b"\nxx\n\n\n\n", "r2"),
         ],
     };
     let batches = collect(plan);
@@ -567,7 +568,8 @@ fn parallel_streams_share_one_line_limit_per_segment() {
             ["h1h1", "r1r1r1", ""],
             ["h2h2", "", ""],
             ["", "", ""],
-            ["0123456789", "", ""]
+            ["0123456789", "", ""],
+            ["ab", "", ""]
         ]
     );
     assert_eq!(
@@ -582,6 +584,12 @@ fn parallel_streams_share_one_line_limit_per_segment() {
             (
                 3,
                 "hyp: line of 12 bytes is longer than --max-line-bytes: skipped".to_owned()
+            ),
+            (
+                5,
+                "r1: line of 10 bytes takes the segment past --max-line-bytes (the lines of all \
+                 files add up to more than 10 bytes): skipped"
+                    .to_owned()
             ),
         ]
     );
