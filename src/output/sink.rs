@@ -129,7 +129,8 @@ pub struct Sink {
     /// lines than segments is not a score either (the command fails, `CorpusReport::mostly_bad`).
     pub bad_lines: BadLines,
     /// The run failed (a read error, a bad line under `--on-error fail`): its final report
-    /// covers the lines before, and is no score for `-b` or a gate.
+    /// covers the lines before, and is no score for `-b` (a gate still prints it: its status
+    /// says the run failed).
     pub run_failed: bool,
     /// The inputs `-o` must never be (names, with device and inode), and `--follow`'s path,
     /// whose file may change: SIGHUP reopens `-o` by name, and what the name leads to then is

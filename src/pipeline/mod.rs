@@ -593,8 +593,8 @@ impl<'a> Merger<'a> {
         let mut report = self.report(true);
         report.note = self.note.take();
         // A failed run (a read error, --on-error fail) writes no statistics: merged with the
-        // other shards' they would be silently incomplete; nor a score for `-b` or a gate. A
-        // run stopped by a signal has read a whole input, as at end of file.
+        // other shards' they would be silently incomplete; nor a `-b` score. A run stopped by
+        // a signal has read a whole input, as at end of file.
         let failed = self.input_error.is_some() || self.failed_on_bad_line;
         sink.run_failed = failed;
         sink.report(&report)?;
