@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! {"format":"bleu-stream-stats","version":2,"tool":"bleu-stream 0.1.0",
-//!  "segments":N,"bad_lines":B,
+//!  "segments":N,"bad_lines":B,["expected_bad_lines":E,]
 //!  "metrics":[{"key":"bleu","config":{"tokenizer":"13a",…},"signature":"nrefs:1|…","stats":{…}}],
 //!  "resampling":{…}}                       (only with --confidence, see `significance`)
 //! ```
@@ -27,7 +27,7 @@ use serde_json::Value;
 use crate::confidence::{Resampler, SavedResampling};
 use crate::groups::{Groups, SavedGroup};
 use crate::metric::{saved, DynMetric};
-use crate::output::CorpusReport;
+use crate::output::{BadLines, CorpusReport};
 
 /// The `format` of a stats document.
 pub const FORMAT: &str = "bleu-stream-stats";
@@ -49,6 +49,10 @@ pub struct Sums<'a> {
     pub framing: Option<&'a Value>,
     pub segments: u64,
     pub bad_lines: u64,
+    /// Of `bad_lines`, those of runs under `--on-error skip`, which expected them: `merge`
+    /// fails where the others outnumber the scored lines, as one run over the shards' input
+    /// would ([`crate::output::BadLines::Shards`]).
+    pub expected_bad_lines: u64,
     pub resampler: Option<&'a Resampler>,
     /// `--group-by`: the groups' totals and the key argument (documents then have version
     /// [`GROUPED_VERSION`]).
@@ -66,6 +70,10 @@ pub struct Document<'a> {
     framing: Option<&'a Value>,
     segments: u64,
     bad_lines: u64,
+    /// Written only when not 0, so that the documents of runs without `--on-error skip` (and
+    /// of every run without bad lines) keep the layout older versions wrote and read.
+    #[serde(skip_serializing_if = "is_zero")]
+    expected_bad_lines: u64,
     metrics: Vec<MetricPart>,
     #[serde(skip_serializing_if = "Option::is_none")]
     resampling: Option<SavedResampling<'a>>,
@@ -115,12 +123,17 @@ impl<'a> Sums<'a> {
             framing: self.framing,
             segments: self.segments,
             bad_lines: self.bad_lines,
+            expected_bad_lines: self.expected_bad_lines,
             metrics: parts,
             resampling: self.resampler.map(|r| r.save(self.metrics)),
             group_by,
             groups,
         })
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// `smooth_method: exp against floor`, for messages: the settings whose values differ.
@@ -195,6 +208,7 @@ struct Header<'a> {
     configs: Vec<&'a Value>,
     segments: u64,
     bad_lines: u64,
+    expected_bad_lines: u64,
     parts: &'a [Value],
 }
 
@@ -251,11 +265,24 @@ fn header(doc: &Value) -> Result<Header<'_>, String> {
                 .ok_or("metric statistics without settings (\"config\")")?,
         );
     }
+    let bad_lines = saved::count_field(obj, "bad_lines")?;
+    // Absent in documents of runs that expected no bad lines (and of versions before it).
+    let expected_bad_lines = match obj.contains_key("expected_bad_lines") {
+        true => saved::count_field(obj, "expected_bad_lines")?,
+        false => 0,
+    };
+    if expected_bad_lines > bad_lines {
+        return Err(format!(
+            "inconsistent statistics: {expected_bad_lines} expected bad lines of {bad_lines} \
+             bad lines"
+        ));
+    }
     Ok(Header {
         keys,
         configs,
         segments: saved::count_field(obj, "segments")?,
-        bad_lines: saved::count_field(obj, "bad_lines")?,
+        bad_lines,
+        expected_bad_lines,
         parts,
     })
 }
@@ -269,6 +296,8 @@ pub struct Merged {
     pub totals: Vec<Box<dyn Any + Send>>,
     pub segments: u64,
     pub bad_lines: u64,
+    /// Of `bad_lines`, those the documents' runs expected (`--on-error skip`).
+    pub expected_bad_lines: u64,
     /// The documents' resampling parts (`--confidence`), merged.
     pub resampler: Option<Resampler>,
     /// The framing every document was read with (`None`: no document's lines decided one).
@@ -322,6 +351,7 @@ impl Merged {
             totals,
             segments: 0,
             bad_lines: 0,
+            expected_bad_lines: 0,
         })
     }
 
@@ -440,6 +470,8 @@ impl Merged {
         }
         self.segments = saved::add_count(self.segments, h.segments, "segments")?;
         self.bad_lines = saved::add_count(self.bad_lines, h.bad_lines, "bad_lines")?;
+        // At most `bad_lines`, which did not overflow.
+        self.expected_bad_lines += h.expected_bad_lines;
         Ok(())
     }
 
@@ -482,6 +514,20 @@ impl Merged {
             })
     }
 
+    /// How the merged bad lines are judged: as one run over the shards' input would judge
+    /// them, on the bad lines the shards' runs did not expect ([`BadLines::Shards`]); where
+    /// every one was expected, as under `--on-error skip`.
+    pub fn bad_lines(&self) -> BadLines {
+        let unexpected = self.bad_lines - self.expected_bad_lines;
+        if unexpected > self.segments {
+            BadLines::Shards
+        } else if unexpected == 0 && self.bad_lines > 0 {
+            BadLines::Skip
+        } else {
+            BadLines::Counted
+        }
+    }
+
     /// The merged statistics as one document (tree-shaped merges: merge the merges).
     pub fn document(&self) -> Result<Document<'_>, String> {
         Sums {
@@ -490,6 +536,7 @@ impl Merged {
             framing: self.framing.as_ref(),
             segments: self.segments,
             bad_lines: self.bad_lines,
+            expected_bad_lines: self.expected_bad_lines,
             resampler: self.resampler.as_ref(),
             groups: self.groups.as_ref(),
             group_by: self.group_by.clone(),

@@ -1785,8 +1785,10 @@ fn merge_without_a_score_fails_as_one_run_does() {
             .find(|l| l.contains("error: "))
             .expect("a reason");
         let why = why.split_once("error: ").expect("a reason").1;
+        // The same reason; where one run says "see the warnings", merge says whose they were.
+        let merge_why = why.replace("(see the warnings)", "(the shards' runs warned about each)");
         for merge_args in [&["-b"][..], &["--fail-under", "1"][..]] {
-            assert_refused(&merge(merge_args, &[&file]), 1, &[why]);
+            assert_refused(&merge(merge_args, &[&file]), 1, &[&merge_why]);
         }
         // One run with a gate prints no report without a score either, whatever the mode
         // (regression, audit 2026-11-26: `--corpus-only --fail-under` printed `BLEU = 0.00`
@@ -1805,6 +1807,97 @@ fn merge_without_a_score_fails_as_one_run_does() {
             );
             assert!(one.stderr_str().contains(why), "{}", one.describe());
         }
+    }
+}
+
+/// More bad lines than scored ones fail `merge` as they fail one run over the shards' input,
+/// unless the shards' runs expected them (`--on-error skip`, recorded as
+/// `expected_bad_lines`). (Regression: a shard whose line 1 had a stray TAB, so that all its
+/// other lines were bad, merged with status 0 into a score of the few lines that fitted,
+/// where one run fails: documents did not say whether their runs expected bad lines.)
+#[test]
+fn mostly_bad_shards_fail_merge_as_one_run_fails() {
+    let dir = TempDir::new("mostly-bad");
+    let good = "a b c d e\ta b c d e\n".repeat(3);
+    let stray = format!("x\tstray\ty\n{good}");
+    let emit = |extra: &[&str], input: &str| {
+        let mut args = strings(&["--emit", "stats"]);
+        args.extend(strings(extra));
+        let out = run(&args, input.as_bytes().to_vec());
+        out.assert_success();
+        out.stdout
+    };
+    let bad = dir.file("bad.json", emit(&[], &stray));
+    let skip_doc = emit(&["--on-error", "skip"], &stray);
+    let text = String::from_utf8(skip_doc.clone()).unwrap();
+    assert!(
+        text.contains("\"bad_lines\":3,\"expected_bad_lines\":3,"),
+        "{text}"
+    );
+    assert!(!String::from_utf8(std::fs::read(&bad).unwrap())
+        .unwrap()
+        .contains("expected"));
+    let skip = dir.file("skip.json", &skip_doc);
+    let one = run(&strings(&["-b"]), stray.as_bytes().to_vec());
+    assert_eq!(one.code, Some(1), "{}", one.describe());
+    let why = "most lines were bad: 3 of 4 (the shards' runs warned about each), so a score \
+               would describe only 1 line";
+    for args in [&["-b"][..], &[][..], &["-f", "jsonl"][..]] {
+        assert_refused(
+            &merge(args, &[&bad]),
+            1,
+            &[why, "run the shards with --on-error skip"],
+        );
+    }
+    // Expected: scored as one run with --on-error skip scores them.
+    let one_skip = run(
+        &strings(&["-b", "--on-error", "skip"]),
+        stray.as_bytes().to_vec(),
+    );
+    one_skip.assert_success();
+    let merged = merge(&["-b"], &[&skip]);
+    merged.assert_success();
+    assert_eq!(merged.stdout, one_skip.stdout);
+    // Mixed: the 3 unexpected bad lines outnumber the 2 segments; a merge of merges agrees.
+    assert_refused(
+        &merge(&["-b"], &[&skip, &bad]),
+        1,
+        &["most lines were bad: 6 of 8"],
+    );
+    let tree = merge(&["--emit", "stats"], &[&skip, &bad]);
+    tree.assert_success();
+    assert!(tree
+        .stdout_str()
+        .contains("\"bad_lines\":6,\"expected_bad_lines\":3,"));
+    let tree = dir.file("tree.json", &tree.stdout);
+    assert_refused(
+        &merge(&["-b"], &[&tree]),
+        1,
+        &["most lines were bad: 6 of 8"],
+    );
+    // As many unexpected bad lines as scored ones is not "most".
+    let fine = dir.file("fine.json", emit(&[], &format!("{good}x\ny\nz\n")));
+    merge(&["-b"], &[&fine]).assert_success();
+    // The new count is validated like the others.
+    for (from, to, says) in [
+        (
+            "\"expected_bad_lines\":3",
+            "\"expected_bad_lines\":4",
+            "4 expected bad lines of 3",
+        ),
+        (
+            "\"expected_bad_lines\":3",
+            "\"expected_bad_lines\":-1",
+            "not a count",
+        ),
+        (
+            "\"expected_bad_lines\":3",
+            "\"expected_bad_lines\":\"3\"",
+            "not a count",
+        ),
+    ] {
+        let forged = dir.file("forged.json", text.replacen(from, to, 1).as_bytes());
+        assert_refused(&merge(&["-b"], &[&forged]), 2, &[says]);
     }
 }
 
@@ -1899,14 +1992,16 @@ fn segment_counts_that_contradict_the_statistics_are_refused() {
         2,
         &["bleu statistics of scored segments where the document counts none"],
     );
-    // …while a real document of no segments (only bad lines, or no line) merges.
-    for input in [&b""[..], b"only one field\n"] {
+    // …while a real document of no segments (no line, or only bad lines) is trusted: the
+    // latter's report fails as one run's does (status 1, not a refused document's 2).
+    for (input, code) in [(&b""[..], 0), (b"only one field\n", 1)] {
         let empty = run(
             &strings(&["-m", "bleu,chrf,gleu,ter,nist", "--emit", "stats"]),
             input.to_vec(),
         );
         empty.assert_success();
-        merge(&[], &[dir.file("empty.json", empty.stdout.as_slice())]).assert_success();
+        let merged = merge(&[], &[dir.file("empty.json", empty.stdout.as_slice())]);
+        assert_eq!(merged.code, Some(code), "{}", merged.describe());
     }
     // TER's `exact` promises a ref_length in steps of 1/1024 (what merges add without rounding).
     let ter = run(

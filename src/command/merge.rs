@@ -12,7 +12,7 @@ use super::finish_write;
 use crate::cli::FormatArg;
 use crate::diagnostic::{diagnostic, escaped, io_message};
 use crate::gate::Gate;
-use crate::output::{BadLines, Format, Mode, OutputStream, Sink};
+use crate::output::{Format, Mode, OutputStream, Sink};
 use crate::stats::Merged;
 use crate::stats_stream::{begins, Document, Documents, StreamError, MAX_DOCUMENT_BYTES};
 use crate::status;
@@ -29,8 +29,9 @@ metrics, settings or format version differ are refused. Score every shard with t
 options and explicit framing (--refs N, --input): by default each shard decides them from its \
 own first lines.
 
-Exit status: 0 success; 1 a FILE cannot be read or output cannot be written; 2 usage error, or \
-documents that are malformed, differ in settings or cannot be merged exactly; 3 final score \
+Exit status: 0 success; 1 a FILE cannot be read or output cannot be written, or as one run \
+over the shards' lines would end: no score for -b or a gate, or more bad lines than segments \
+that the shards' runs did not expect (--on-error skip); 2 usage error, or documents that are malformed, differ in settings or cannot be merged exactly; 3 final score \
 below --fail-under (above --fail-over).";
 
 /// `bleu-stream merge`'s options.
@@ -144,12 +145,12 @@ fn run(args: &MergeArgs) -> u8 {
     }
     let report = merged.report();
     // As one run over the shards' input ends (`score.rs`): no score where `-b` or a gate
-    // asks for one is an error (status 1) with the reason, never an empty or NaN score with
-    // status 0. Checked before anything is written, as `-b` would write nothing or `nan`.
-    // Documents of bad lines only are otherwise reported, not refused: they do not say
-    // whether their runs expected bad lines (`--on-error skip`).
+    // asks for one, or more bad lines than scored ones that the shards' runs did not expect
+    // (no `--on-error skip`), is an error (status 1) with the reason, never an empty, NaN or
+    // few-lines score with status 0. Checked before anything is written, as `-b` would write
+    // nothing or `nan`.
     let wants_score = args.score_only || gate.is_set();
-    if let Some(why) = report.missing_score(wants_score, BadLines::Counted) {
+    if let Some(why) = report.missing_score(wants_score, merged.bad_lines()) {
         error(&why);
         return status::IO;
     }

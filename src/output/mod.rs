@@ -100,12 +100,12 @@ impl CorpusReport {
     }
 
     /// The error a finished run (or `merge`) ends with instead of its score, if any: more
-    /// lines were bad than scored, none scored included ([`BadLines::Fail`]: not for a shard,
-    /// whose document `merge` judges, nor under `--on-error skip`), or a score was asked for
-    /// (`-b`, a gate) and is missing or NaN. Rather than a plausible-looking 0.00 or a bare
-    /// nan with status 0.
+    /// lines were bad than scored, none scored included ([`BadLines::Fail`] and
+    /// [`BadLines::Shards`]: not for a shard, whose document `merge` judges, nor under
+    /// `--on-error skip`), or a score was asked for (`-b`, a gate) and is missing or NaN.
+    /// Rather than a plausible-looking 0.00 or a bare nan with status 0.
     pub fn missing_score(&self, wants_score: bool, bad_lines: BadLines) -> Option<String> {
-        let bad = bad_lines == BadLines::Fail && self.mostly_bad();
+        let bad = bad_lines.judged() && self.mostly_bad();
         (bad || (wants_score && !self.has_scores())).then(|| self.why_no_scores(bad_lines))
     }
 
@@ -114,6 +114,8 @@ impl CorpusReport {
     pub fn why_no_scores(&self, bad_lines: BadLines) -> String {
         let see = match (bad_lines, self.bad_lines) {
             (BadLines::Skip, _) => "--on-error skip showed no warning",
+            (BadLines::Shards, 1) => "the shard's run warned about it",
+            (BadLines::Shards, _) => "the shards' runs warned about each",
             (_, 1) => "see the warning",
             _ => "see the warnings",
         };
@@ -123,17 +125,21 @@ impl CorpusReport {
                 1 => format!("no line could be scored: the one line was bad ({see})"),
                 n => format!("no line could be scored: all {n} lines were bad ({see})"),
             }
-        } else if bad_lines == BadLines::Fail && self.mostly_bad() {
+        } else if bad_lines.judged() && self.mostly_bad() {
             let lines = self.bad_lines.saturating_add(self.segments);
             let scored = match self.segments {
                 1 => "1 line".to_owned(),
                 n => format!("{n} lines"),
             };
+            let skip = match bad_lines {
+                BadLines::Shards => "run the shards with --on-error skip",
+                _ => "pass --on-error skip",
+            };
             format!(
                 "most lines were bad: {} of {lines} ({see}), so a score would describe only \
                  {scored}; fix the input (in TSV, a stray TAB in line 1 sets the number of \
                  fields for every line after it; -r takes files of one sentence per line), or \
-                 pass --on-error skip to score the good lines anyway",
+                 {skip} to score the good lines anyway",
                 self.bad_lines
             )
         } else {
@@ -160,9 +166,20 @@ pub enum BadLines {
     Fail,
     /// `--on-error skip`: expected, not shown.
     Skip,
-    /// Counted for a later judge: a shard's stats document (`--emit stats`), and `merge`,
-    /// whose documents do not say whether their runs expected bad lines.
+    /// Counted for a later judge: a shard's stats document (`--emit stats`), and `merge
+    /// --emit stats` (a merge of merges judges).
     Counted,
+    /// `merge` of documents whose bad lines were not all expected (their runs had no
+    /// `--on-error skip`, `expected_bad_lines`): judged as [`BadLines::Fail`] judges one run
+    /// over the shards' input, the warnings having been the shard runs'.
+    Shards,
+}
+
+impl BadLines {
+    /// Whether more bad lines than scored ones fail the run.
+    pub fn judged(self) -> bool {
+        matches!(self, BadLines::Fail | BadLines::Shards)
+    }
 }
 
 /// Renders rows for the workers.

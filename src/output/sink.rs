@@ -175,9 +175,7 @@ impl Sink {
 
     /// A final report that `-b` does not print ([`Sink::report`]).
     fn withholds(&self, report: &CorpusReport) -> bool {
-        self.run_failed
-            || !report.has_scores()
-            || (self.bad_lines == BadLines::Fail && report.mostly_bad())
+        self.run_failed || !report.has_scores() || (self.bad_lines.judged() && report.mostly_bad())
     }
 
     /// Writes a report where it belongs for the mode and format, and to the report files.

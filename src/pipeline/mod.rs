@@ -606,6 +606,10 @@ impl<'a> Merger<'a> {
                 framing: self.framing.as_ref(),
                 segments: self.segments,
                 bad_lines: self.bad_lines,
+                expected_bad_lines: match self.settings.on_error {
+                    OnError::Skip => self.bad_lines,
+                    _ => 0,
+                },
                 resampler: self.resampler.as_ref(),
                 groups: self.groups.as_ref(),
                 group_by: self.settings.group_by.as_ref().map(|g| g.to_string()),
