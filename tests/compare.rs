@@ -889,3 +889,64 @@ fn tolerances_are_the_documented_ones() {
     assert!((Tolerance::p(0.5, 0.5, 1000) - 0.0652).abs() < 0.0001);
     assert!((Tolerance::mean(1.96, 1000) - 0.1789).abs() < 0.0001);
 }
+
+/// Regression (compare audit): `paste base sys | bleu-stream compare -r ref` with a system file
+/// 50 lines short compared the empty fields `paste` pads it with as that system's output, and
+/// printed a "significant" difference in silence; the scoring command warns about such a run.
+/// Now each column's trailing run of empty outputs is warned about (runs of 2 or more, as there:
+/// a corpus may end in one empty output), and the scores stay what sacreBLEU computes.
+#[test]
+fn a_short_system_column_pasted_in_tsv_is_warned_about() {
+    let small = toy(40, &[0.0, 0.3], 7);
+    let dir = TempDir::new("short-column");
+    let r = dir.file_str("r.txt", &lines(&small.refs));
+    let mut short = small.systems[1].clone();
+    for line in &mut short[37..] {
+        line.clear();
+    }
+    let pasted = tsv(&[small.systems[0].clone(), short, small.systems[0].clone()]);
+    let out = Cmd::new()
+        .args(["compare", "-r", &r, "--paired-bs-n", "10"])
+        .stdin(pasted.into_bytes())
+        .run();
+    out.assert_success();
+    let err = out.stderr_str();
+    assert!(
+        err.contains("warning: System 1: the last 3 lines, from line 38 on, are empty"),
+        "{err}"
+    );
+    assert!(err.contains("give the files with -i"), "{err}");
+    assert_eq!(err.matches("warning").count(), 1, "{err}");
+    // One trailing empty output, or empty outputs before the end, are not a shorter file.
+    let mut one = small.systems[1].clone();
+    one[39].clear();
+    one[10].clear();
+    one[11].clear();
+    let out = Cmd::new()
+        .args(["compare", "-r", &r, "--paired-bs-n", "10"])
+        .stdin(tsv(&[small.systems[0].clone(), one]).into_bytes())
+        .run();
+    out.assert_success();
+    assert!(!out.stderr_str().contains("warning"), "{}", out.describe());
+    // A run across many batches (2,048 records at most), on two workers, and a run interrupted
+    // by one non-empty output.
+    let big = toy(5000, &[0.0, 0.3], 8);
+    let r = dir.file_str("r5000.txt", &lines(&big.refs));
+    let mut short = big.systems[1].clone();
+    for (i, line) in short.iter_mut().enumerate() {
+        if i >= 2500 && i != 2999 {
+            line.clear();
+        }
+    }
+    let out = Cmd::new()
+        .args(["compare", "-r", &r, "--paired-bs-n", "10", "-j", "2"])
+        .stdin(tsv(&[big.systems[0].clone(), short]).into_bytes())
+        .run();
+    out.assert_success();
+    assert!(
+        out.stderr_str()
+            .contains("warning: System 1: the last 2000 lines, from line 3001 on, are empty"),
+        "{}",
+        out.describe()
+    );
+}

@@ -32,6 +32,7 @@ mod watch;
 
 use stages::{Merge, Work};
 use watch::Watch;
+pub use watch::TRAILING_RUN;
 
 /// `--on-error`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

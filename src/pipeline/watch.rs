@@ -25,8 +25,8 @@ pub const DIAGNOSTICS_PER_KIND: u64 = 25;
 const TOKENIZED_LINES: u64 = 100;
 
 /// Trailing runs of lines with an empty side shorter than this are not reported: a corpus may
-/// well end in one empty hypothesis.
-const TRAILING_RUN: u64 = 2;
+/// well end in one empty hypothesis. (`compare` reports its TSV columns' runs alike.)
+pub const TRAILING_RUN: u64 = 2;
 
 /// What the merger needs to know of a segment, computed by the worker that framed it.
 pub fn flags(framing: Framing, segment: &Segment<'_>) -> u8 {

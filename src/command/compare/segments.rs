@@ -12,10 +12,12 @@ use std::borrow::Cow;
 use std::io;
 
 use super::{CompareArgs, Failure, Metric};
+use crate::diagnostic::diagnostic;
 use crate::input::reader::{Batch, LineReader, Plan, Source};
 use crate::input::{decode, Segment, SegmentRefs, Utf8Policy};
 use crate::pipeline::stages::{self, Merge, Work};
-use crate::pipeline::{Control, LineLimit};
+
+use crate::pipeline::{Control, LineLimit, TRAILING_RUN};
 use crate::significance::Vectors;
 use crate::status;
 
@@ -81,6 +83,7 @@ pub fn score(
         segments: 0,
         vectors: Vec::new(),
         totals: Vec::new(),
+        empty_runs: Vec::new(),
         failure: None,
     };
     let plan = Plan::Aligned { streams };
@@ -91,13 +94,28 @@ pub fn score(
         return Err(failure);
     }
     let systems = collector.systems.unwrap_or(1);
-    let names = if from_files {
+    let names: Vec<String> = if from_files {
         args.systems.clone()
     } else {
         std::iter::once("Baseline".to_owned())
             .chain((1..systems).map(|i| format!("System {i}")))
             .collect()
     };
+    // As the scoring command warns about a trailing run of empty hypotheses (`watch.rs`): -i
+    // files of different lengths are an error, but `paste` pads a shorter file's column with
+    // empty fields, which would be compared as that system's output (found by the compare
+    // audit: 50 missing lines of 200 gave "p = 0.0010" against the baseline, in silence).
+    for (name, &(start, n)) in names.iter().zip(&collector.empty_runs) {
+        if n >= TRAILING_RUN {
+            diagnostic(&format!(
+                "warning: {name}: the last {n} lines, from line {start} on, are empty: its \
+                 file is probably shorter than the others (paste pads the shorter file with \
+                 empty fields), and the comparison counts those lines as empty output; check \
+                 with `wc -l`, or give the files with -i, which reports a length mismatch as \
+                 an error"
+            ));
+        }
+    }
     Ok(Scored {
         names,
         from_files,
@@ -133,6 +151,9 @@ struct Done {
     vectors: Vec<Vec<Vectors>>,
     /// `stats[s][k]`: each metric's batch statistics ([`crate::metric::DynMetric::new_batch`]).
     stats: Vec<Vec<Box<dyn Any + Send>>>,
+    /// `trailing_empty[s]`: how many of the good records, counted from the last, have an empty
+    /// output of system `s` (all of them: `good`).
+    trailing_empty: Vec<usize>,
     /// The record after the good ones, when it is bad or has another number of systems.
     stopped: Option<Stopped>,
     /// The input failed after this batch's records.
@@ -219,6 +240,7 @@ impl Work for Scorer<'_> {
             good: 0,
             vectors: Vec::new(),
             stats: Vec::new(),
+            trailing_empty: Vec::new(),
             stopped: None,
             fatal: batch.fatal.take(),
         };
@@ -242,6 +264,7 @@ impl Work for Scorer<'_> {
                 done.stats = (0..systems.len())
                     .map(|_| self.metrics.iter().map(|m| m.m.new_batch(n)).collect())
                     .collect();
+                done.trailing_empty = vec![0; systems.len()];
             }
             let stop = |error| {
                 Some(Stopped {
@@ -281,6 +304,10 @@ impl Work for Scorer<'_> {
             };
             let mut failed = None;
             'systems: for (s, output) in outputs.into_iter().enumerate() {
+                done.trailing_empty[s] = match output.is_empty() {
+                    true => done.trailing_empty[s] + 1,
+                    false => 0,
+                };
                 segment.hyp = output;
                 for (k, metric) in self.metrics.iter().enumerate() {
                     let m = &metric.m;
@@ -316,6 +343,9 @@ struct Collector<'a> {
     segments: usize,
     vectors: Vec<Vec<Vectors>>,
     totals: Vec<Vec<Box<dyn Any + Send>>>,
+    /// Per system, the run of empty outputs the segments so far end with: its first line and
+    /// its length.
+    empty_runs: Vec<(u64, u64)>,
     /// What stopped the run.
     failure: Option<Failure>,
 }
@@ -390,6 +420,15 @@ impl Collector<'_> {
                     m.accumulate(self.totals[s][k].as_mut(), stats, i);
                 }
             }
+        }
+        self.empty_runs.resize(done.systems, (0, 0));
+        for (run, &t) in self.empty_runs.iter_mut().zip(&done.trailing_empty) {
+            let (t, good) = (t as u64, done.good as u64);
+            *run = match (t == good, *run) {
+                // The batch continues a run.
+                (true, (start, n)) if n > 0 => (start, n + t),
+                _ => (done.first_line + good - t, t),
+            };
         }
         self.segments += done.good;
         Ok(())
