@@ -9,9 +9,19 @@ use std::os::fd::AsFd;
 /// neither stop the scoring nor panic, as `eprintln!` would). Control characters and
 /// bidirectional overrides are [`escaped`] here, for every message: a file name or a value
 /// quoted in one (`$'no\e[31mfile'`) must not drive the terminal (found by the input audit:
-/// only `merge` escaped them).
+/// only `merge` escaped them), nor, with a line feed, start a line of its own that a log
+/// scraper would take for a report's (`$'x\nBLEU = 99.99'`, found by the output audit): a
+/// diagnostic is one line.
 pub fn diagnostic(text: &str) {
-    // Line by line: clap's usage errors come through here with their line breaks.
+    let mut line = String::from("bleu-stream: ");
+    line.push_str(&escaped(text));
+    line.push('\n');
+    let _ = io::stderr().write_all(line.as_bytes());
+}
+
+/// [`diagnostic`] for a text of several lines that the program itself laid out (clap's usage
+/// errors): each line escaped, the line breaks kept.
+pub fn diagnostic_lines(text: &str) {
     let mut line = String::from("bleu-stream: ");
     for (i, part) in text.split('\n').enumerate() {
         if i > 0 {

@@ -15,7 +15,7 @@ pub mod score;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use crate::diagnostic::{diagnostic, io_message};
+use crate::diagnostic::{diagnostic, diagnostic_lines, io_message};
 use crate::status;
 
 /// Parses a subcommand's arguments with clap, handling `--help` and usage errors like the
@@ -37,7 +37,7 @@ pub fn clap_exit(e: clap::Error) -> ExitCode {
     if e.use_stderr() {
         let text = e.render().to_string();
         let text = text.strip_prefix("error: ").unwrap_or(&text);
-        diagnostic(&format!("error: {}", text.trim_end()));
+        diagnostic_lines(&format!("error: {}", text.trim_end()));
         ExitCode::from(status::USAGE)
     } else {
         let printed = e.print().and_then(|()| io::stdout().flush());

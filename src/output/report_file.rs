@@ -33,6 +33,14 @@ use crate::diagnostic::io_message;
 /// Checks that `path` may be replaced by a report file: absent, a regular file, or a symlink
 /// (the rename replaces the link itself, never its target). The error says what is there.
 pub fn check(path: &Path) -> Result<(), String> {
+    // `new.json/` names a directory: the probe's temporary file goes into `.`, but no rename
+    // onto it can succeed (ENOTDIR), so every report would fail (found by the output audit).
+    if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        return Err(format!(
+            "{}: ends in '/', so it names a directory: give the report a file name",
+            path.display()
+        ));
+    }
     let meta = match fs::symlink_metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return check_dir(path),

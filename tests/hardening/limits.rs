@@ -136,6 +136,14 @@ fn file_names_in_diagnostics_cannot_drive_the_terminal() {
         assert!(!err.contains('\u{1b}'), "{args:?}: {err}");
         assert!(err.contains("\\u{1b}[31m"), "{args:?}: {err}");
     }
+    // Nor start a line of their own with a line feed (regression, output audit: `BLEU =
+    // 99.99` on a line of its own, where a log scraper looks for scores).
+    let out = Cmd::new().arg("missing\nBLEU = 99.99").run();
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert_eq!(
+        out.stderr_str(),
+        "bleu-stream: error: missing\\u{a}BLEU = 99.99: No such file or directory\n"
+    );
 }
 
 /// Regression (input audit): a negative number after an option that takes one was "unexpected

@@ -170,6 +170,15 @@ fn a_fifo_device_or_directory_at_the_path_is_refused() {
         let out = Cmd::new().arg(flag).arg(path).stdin(INPUT).run();
         assert_refused(&out, 2, &[what]);
     }
+    // A name ending in '/' names a directory, whether or not one exists: no report could be
+    // renamed onto it. (Regression, output audit: `--prometheus new.prom/` passed the start-up
+    // probe, then every report failed with "Not a directory".)
+    let slash = format!("{}/", dir.path().join("new.prom").display());
+    for flag in ["--prometheus", "--report-file"] {
+        let out = Cmd::new().args([flag, &slash]).stdin(INPUT).run();
+        assert_refused(&out, 2, &["ends in '/', so it names a directory"]);
+    }
+    assert!(!dir.path().join("new.prom").exists());
     assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
     assert!(subdir.is_dir());
     assert!(fs::metadata(&dev).unwrap().file_type().is_char_device());

@@ -109,8 +109,10 @@ pub fn report(report: &CorpusReport, width: usize) -> String {
         plural(report.bad_lines),
     );
     match &report.note {
+        // A note may quote a file name (`--follow`'s truncated file): escaped as diagnostics
+        // are, so that the header stays one line.
         Some(note) => {
-            let _ = writeln!(s, " ({note})");
+            let _ = writeln!(s, " ({})", crate::diagnostic::escaped(note));
         }
         None => s.push('\n'),
     }
@@ -147,5 +149,28 @@ mod tests {
         bad_row(1, &mut out);
         bad_row(3, &mut out);
         assert_eq!(out, b"\n\t\t\n");
+    }
+
+    /// Regression (output audit): a followed file named `x<LF>BLEU = 99.99 fake` split the
+    /// header of the report its truncation wrote, and the second line passed for a score.
+    #[test]
+    fn a_note_quoting_a_file_name_keeps_the_header_one_line() {
+        let r = CorpusReport {
+            is_final: false,
+            segments: 50,
+            bad_lines: 0,
+            metrics: Vec::new(),
+            note: Some("x\nBLEU = 99.99 fake was truncated".to_owned()),
+            groups: Vec::new(),
+        };
+        assert_eq!(
+            report(&r, 2),
+            concat!(
+                "# bleu-stream ",
+                env!("CARGO_PKG_VERSION"),
+                " running report: 50 segments, 0 bad lines (x\\u{a}BLEU = 99.99 fake was \
+                 truncated)\n"
+            )
+        );
     }
 }
