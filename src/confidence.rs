@@ -270,6 +270,15 @@ impl Resampler {
         sums: &[Vec<u64>],
     ) -> Result<(), String> {
         assert_eq!(sums.len(), metrics.len(), "sums of every metric");
+        use crate::metric::saved::only_keys;
+        let obj = saved
+            .as_object()
+            .ok_or("resampling statistics are not an object")?;
+        only_keys(
+            obj,
+            &["method", "samples", "seed", "lines", "metrics"],
+            "resampling statistics",
+        )?;
         let theirs = Resampler::saved_settings(saved)?;
         if theirs != self.settings {
             return Err(format!(
@@ -309,6 +318,17 @@ impl Resampler {
         {
             if theirs.get("key").and_then(Value::as_str) != Some(m.key()) {
                 return Err(format!("resampling statistics without {}", m.key()));
+            }
+            let data = match part {
+                Part::Bootstrap(_) => "vectors",
+                Part::Streaming(_) => "replicates",
+            };
+            if let Some(obj) = theirs.as_object() {
+                only_keys(
+                    obj,
+                    &["key", data],
+                    &format!("resampling statistics of {}", m.key()),
+                )?;
             }
             // Each vector is one segment's statistics (bootstrap) or a sum of them with
             // Poisson weights (replicates): the metric's invariants hold for both.

@@ -200,6 +200,7 @@ impl Groups {
         metrics: &[Box<dyn DynMetric>],
         saved: &Value,
         framing: &Value,
+        known_keys: &mut [saved::KnownKeys],
     ) -> Result<(u64, u64, Vec<Vec<u64>>), String> {
         let list = saved
             .as_array()
@@ -221,6 +222,11 @@ impl Groups {
             }
             // JSON text: any control character in a string key comes out escaped.
             let key_text = key.to_string();
+            saved::only_keys(
+                obj,
+                &["group", "segments", "bad_lines", "metrics", "resampling"],
+                &format!("group {key_text}"),
+            )?;
             if key_text.len() > MAX_KEY_BYTES {
                 return Err(format!(
                     "group {}: a key of {} bytes (as JSON text; at most {MAX_KEY_BYTES})",
@@ -245,9 +251,17 @@ impl Groups {
                 .ok_or_else(|| format!("group {key_text}: statistics of other metrics"))?;
             let group = self.get(key_text.as_bytes(), metrics)?;
             let mut sums = Vec::with_capacity(metrics.len());
-            for ((m, t), p) in metrics.iter().zip(&mut group.totals).zip(parts) {
+            for (((m, t), p), known) in metrics
+                .iter()
+                .zip(&mut group.totals)
+                .zip(parts)
+                .zip(known_keys.iter_mut())
+            {
                 if p.get("key").and_then(Value::as_str) != Some(m.key()) {
                     return Err(format!("group {key_text}: {} statistics missing", m.key()));
+                }
+                if let Some(part) = p.as_object() {
+                    saved::only_keys(part, &["key", "stats"], &format!("group {key_text}"))?;
                 }
                 let stats = p
                     .get("stats")
@@ -256,6 +270,7 @@ impl Groups {
                     .map_err(|e| format!("group {key_text}: {e}"))?;
                 let before = m.sums(t.as_ref());
                 m.merge_saved(t.as_mut(), stats)
+                    .and_then(|()| known.check(m.as_ref(), t.as_ref(), stats))
                     .map_err(|e| format!("group {key_text}: {e}"))?;
                 sums.push(saved::added(&before, &m.sums(t.as_ref())));
             }

@@ -212,6 +212,21 @@ struct Header<'a> {
     parts: &'a [Value],
 }
 
+/// The fields of a document ([`Document`]).
+const DOCUMENT_KEYS: [&str; 11] = [
+    "format",
+    "version",
+    "tool",
+    "framing",
+    "segments",
+    "bad_lines",
+    "expected_bad_lines",
+    "metrics",
+    "resampling",
+    "group_by",
+    "groups",
+];
+
 fn header(doc: &Value) -> Result<Header<'_>, String> {
     let obj = doc
         .as_object()
@@ -221,6 +236,7 @@ fn header(doc: &Value) -> Result<Header<'_>, String> {
             "not a stats document (no \"format\": \"{FORMAT}\"; write one with --emit stats)"
         ));
     }
+    saved::only_keys(obj, &DOCUMENT_KEYS, "stats document")?;
     let version = match obj.get("version").and_then(Value::as_u64) {
         Some(v @ (VERSION | GROUPED_VERSION)) => v,
         Some(v) => {
@@ -255,6 +271,12 @@ fn header(doc: &Value) -> Result<Header<'_>, String> {
             .get("key")
             .and_then(Value::as_str)
             .ok_or("metric statistics without a key")?;
+        let part = p.as_object().ok_or("metric statistics are not an object")?;
+        saved::only_keys(
+            part,
+            &["key", "config", "signature", "stats"],
+            &format!("metric {key}"),
+        )?;
         if keys.contains(&key) {
             return Err(format!("metric {key} listed twice"));
         }
@@ -305,6 +327,8 @@ pub struct Merged {
     /// Per-group totals of grouped documents (`--group-by`), and the key they were made with.
     pub groups: Option<Groups>,
     pub group_by: Option<String>,
+    /// Per metric, the keys its saved statistics may have.
+    known_keys: Vec<saved::KnownKeys>,
 }
 
 impl Merged {
@@ -352,6 +376,9 @@ impl Merged {
             segments: 0,
             bad_lines: 0,
             expected_bad_lines: 0,
+            known_keys: std::iter::repeat_with(saved::KnownKeys::default)
+                .take(h.keys.len())
+                .collect(),
         })
     }
 
@@ -425,7 +452,27 @@ impl Merged {
             let saved = doc
                 .get("groups")
                 .ok_or("a document with \"group_by\" but without \"groups\"")?;
-            let (segments, bad_lines, sums) = groups.merge_saved(&self.metrics, saved, framing)?;
+            // A TSV column's key is text: a number key comes from no run (output audit).
+            let column = self
+                .group_by
+                .as_deref()
+                .and_then(|g| crate::input::group::GroupBy::parse(g).ok())
+                .is_some_and(|g| matches!(g, crate::input::group::GroupBy::Column(_)));
+            if let Some(number) = saved
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|g| g.get("group"))
+                .find(|k| column && k.is_number())
+            {
+                return Err(format!(
+                    "group {number}: a number, but --group-by {} reads TSV columns, whose keys \
+                     are text",
+                    self.group_by.as_deref().unwrap_or_default()
+                ));
+            }
+            let (segments, bad_lines, sums) =
+                groups.merge_saved(&self.metrics, saved, framing, &mut self.known_keys)?;
             group_sums = Some(sums);
             // Every scored line has a key; a bad line may have none (it counts overall only).
             if segments != h.segments || bad_lines > h.bad_lines {
@@ -438,13 +485,20 @@ impl Merged {
         }
         // What this document adds to each metric's sums: its own totals' (`Metric::sums`).
         let mut sums = Vec::with_capacity(self.metrics.len());
-        for ((m, t), part) in self.metrics.iter().zip(&mut self.totals).zip(h.parts) {
+        for (((m, t), part), known) in self
+            .metrics
+            .iter()
+            .zip(&mut self.totals)
+            .zip(h.parts)
+            .zip(&mut self.known_keys)
+        {
             let stats = part
                 .get("stats")
                 .ok_or_else(|| format!("{} statistics missing", m.key()))?;
             saved::fits_document(m.as_ref(), stats, h.segments, framing)?;
             let before = m.sums(t.as_ref());
             m.merge_saved(t.as_mut(), stats)?;
+            known.check(m.as_ref(), t.as_ref(), stats)?;
             sums.push(saved::added(&before, &m.sums(t.as_ref())));
         }
         // Every scored line is in one group: the groups add up to the document.

@@ -1810,6 +1810,91 @@ fn merge_without_a_score_fails_as_one_run_does() {
     }
 }
 
+/// A field bleu-stream does not write, anywhere in a document (a typo, an edit, another
+/// version's field), is refused rather than ignored. (Regression, output audit: a document whose
+/// `"resampling"` was misspelt merged with status 0 and no interval; unknown keys in a metric's
+/// statistics were ignored too; a number key passed in a `--group-by col:N` document, whose TSV
+/// keys are text.) Every field bleu-stream writes still merges, optional ones included.
+#[test]
+fn documents_with_fields_bleu_stream_does_not_write_are_refused() {
+    let dir = TempDir::new("unknown");
+    let emit = |args: &[&str], input: &str| -> Value {
+        let mut a = strings(args);
+        a.extend(strings(&["--emit", "stats"]));
+        let out = run(&a, input.as_bytes().to_vec());
+        out.assert_success();
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let input = "the cat sat\tthe cat sat on the mat\nx y z w\tx y z\n";
+    let plain = emit(&["-m", "bleu,nltk-bleu", "--refs", "1"], input);
+    let confident = emit(
+        &["--refs", "1", "--confidence", "--confidence-n", "5"],
+        input,
+    );
+    let grouped = emit(
+        &["--group-by", "col:1", "--refs", "1"],
+        "a\tthe cat sat\tthe cat\nb\tx y\tx y\n",
+    );
+    let file = |name: &str, doc: &Value| dir.file(name, doc.to_string() + "\n");
+    for doc in [&plain, &confident, &grouped] {
+        merge(&["-b"], &[file("ok.json", doc)]).assert_success();
+    }
+    /// A document, how it is forged, and what the refusal says.
+    type Forgery<'a> = (&'a Value, fn(&mut Value), &'a str);
+    let cases: [Forgery; 7] = [
+        (
+            &plain,
+            |d| d["extra"] = json!(1),
+            "stats document: unknown field \"extra\"",
+        ),
+        (
+            &confident,
+            |d| {
+                let r = d.as_object_mut().unwrap().remove("resampling").unwrap();
+                d["resamplinG"] = r;
+            },
+            "unknown field \"resamplinG\"",
+        ),
+        (
+            &plain,
+            |d| d["metrics"][0]["note"] = json!("x"),
+            "metric bleu: unknown field \"note\"",
+        ),
+        (
+            &plain,
+            |d| d["metrics"][0]["stats"]["countz"] = json!([1]),
+            "bleu statistics: unknown field \"countz\"",
+        ),
+        (
+            &plain,
+            |d| d["metrics"][1]["stats"]["extra"] = json!(0),
+            "nltk-bleu statistics: unknown field \"extra\"",
+        ),
+        (
+            &confident,
+            |d| d["resampling"]["metrics"][0]["weights"] = json!([]),
+            "resampling statistics of bleu: unknown field \"weights\"",
+        ),
+        (
+            &grouped,
+            |d| d["groups"][0]["group"] = json!(7),
+            "group 7: a number, but --group-by col:1 reads TSV columns",
+        ),
+    ];
+    for (doc, edit, says) in cases {
+        let mut forged = doc.clone();
+        edit(&mut forged);
+        assert_refused(&merge(&["-b"], &[file("forged.json", &forged)]), 2, &[says]);
+    }
+    let mut forged = grouped.clone();
+    forged["groups"][0]["extra"] = json!(1);
+    assert_refused(
+        &merge(&["-b"], &[file("forged.json", &forged)]),
+        2,
+        &["group \"a\": unknown field \"extra\""],
+    );
+}
+
 /// More bad lines than scored ones fail `merge` as they fail one run over the shards' input,
 /// unless the shards' runs expected them (`--on-error skip`, recorded as
 /// `expected_bad_lines`). (Regression: a shard whose line 1 had a stray TAB, so that all its

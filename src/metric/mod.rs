@@ -374,6 +374,55 @@ pub mod saved {
         Ok(())
     }
 
+    /// Refuses a key of `obj` that bleu-stream does not write there: a field of another
+    /// version, or a typo in an edited document (`"resamplinG"` dropped the interval in silence,
+    /// found by the output audit), would otherwise be ignored.
+    pub fn only_keys(
+        obj: &serde_json::Map<String, Value>,
+        known: &[&str],
+        what: &str,
+    ) -> Result<(), String> {
+        match obj.keys().find(|k| !known.contains(&k.as_str())) {
+            None => Ok(()),
+            Some(k) => Err(format!(
+                "{what}: unknown field \"{k}\" (bleu-stream writes {}: a document of another \
+                 version, or edited?)",
+                known.join(", ")
+            )),
+        }
+    }
+
+    /// The keys a metric's saved statistics may have: those its
+    /// [`save_totals`](super::Metric::save_totals) writes. Some are written only when there is
+    /// something in them (NLTK BLEU's `last`), so the set is learnt from the merged totals and
+    /// learnt again when a document has a key not seen yet: a key that any document of this
+    /// version has comes out of the totals it was merged into.
+    #[derive(Default)]
+    pub struct KnownKeys(Vec<String>);
+
+    impl KnownKeys {
+        /// Checks `stats`, just merged into `totals`, against the keys `m` writes.
+        pub fn check(
+            &mut self,
+            m: &dyn super::DynMetric,
+            totals: &(dyn std::any::Any + Send),
+            stats: &Value,
+        ) -> Result<(), String> {
+            let Some(obj) = stats.as_object() else {
+                return Ok(());
+            };
+            if obj.keys().all(|k| self.0.contains(k)) {
+                return Ok(());
+            }
+            self.0 = match m.save_totals(totals) {
+                Value::Object(saved) => saved.keys().cloned().collect(),
+                _ => Vec::new(),
+            };
+            let known: Vec<&str> = self.0.iter().map(String::as_str).collect();
+            only_keys(obj, &known, &format!("{} statistics", m.key()))
+        }
+    }
+
     /// What merging a document added to a metric's [`sums`](super::Metric::sums): `after −
     /// before`, element by element (merging only adds, so no element decreases).
     pub fn added(before: &[u64], after: &[u64]) -> Vec<u64> {
