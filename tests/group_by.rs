@@ -620,3 +620,48 @@ fn key_diagnostics_say_what_is_wrong_with_the_line() {
     );
     assert!(!err.contains("-r ref.txt"), "{err}");
 }
+
+/// Regression (output audit): with several `--weights` sets, the Prometheus file had each
+/// group's first set only (in `bleu_stream_score`); every set of every group now has a sample
+/// in the metric's own family, equal to the group's JSONL scores.
+#[test]
+fn prometheus_has_every_weight_set_of_every_group() {
+    let input = "{\"system\":\"a\",\"hyp\":\"the cat sat on the mat\",\"ref\":\"the cat sat on a mat\"}\n\
+                 {\"system\":\"b\",\"hyp\":\"a dog ran in the park\",\"ref\":\"the dog ran in a park\"}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let prom = dir.path().join("g.prom");
+    let out = Cmd::new()
+        .args([
+            "--group-by",
+            "system",
+            "-m",
+            "nltk-bleu",
+            "--corpus-only",
+            "-f",
+            "jsonl",
+        ])
+        .args(["--weights", "0.5,0.5", "--weights", "0.25,0.25,0.25,0.25"])
+        .arg("--prometheus")
+        .arg(&prom)
+        .stdin(input)
+        .run();
+    out.assert_success();
+    let text = std::fs::read_to_string(&prom).unwrap();
+    let records = out.jsonl().unwrap();
+    let mut checked = 0;
+    for r in records.iter().filter(|r| r.get("group").is_some()) {
+        let group = r["group"].as_str().unwrap();
+        let scores = r["nltk-bleu"]["score"].as_array().unwrap();
+        for (weights, want) in ["0.5,0.5", "0.25,0.25,0.25,0.25"].iter().zip(scores) {
+            let labels = format!("weights=\"{weights}\",group=\"{group}\"}} ");
+            let line = text
+                .lines()
+                .find(|l| l.starts_with("bleu_stream_nltk_bleu_score{") && l.contains(&labels))
+                .unwrap_or_else(|| panic!("no sample for {labels} in:\n{text}"));
+            let value: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+            assert_eq!(value, want.as_f64().unwrap(), "{line}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4, "{text}");
+}

@@ -7,7 +7,7 @@ use super::CorpusReport;
 
 /// Renders a report: a score gauge per metric (labelled with its name and signature); for a
 /// metric with labelled variants (NLTK BLEU's `--weights` sets) a gauge family of its own, one
-/// sample per variant; counters of segments and bad lines, whether the report is final, and the
+/// sample per variant (and per group with `--group-by`); counters of segments and bad lines, whether the report is final, and the
 /// tool's version.
 pub fn render(report: &CorpusReport) -> String {
     let mut s = String::new();
@@ -41,7 +41,7 @@ pub fn render(report: &CorpusReport) -> String {
             );
         }
     }
-    for m in &report.metrics {
+    for (k, m) in report.metrics.iter().enumerate() {
         let Some(variants) = &m.variants else {
             continue;
         };
@@ -63,6 +63,26 @@ pub fn render(report: &CorpusReport) -> String {
                 escape(value),
                 number(*score)
             );
+        }
+        // Each group's variants too (regression, output audit: the groups' second and later
+        // `--weights` sets were in no series, though the table and JSONL show them).
+        for g in &report.groups {
+            let Some(variants) = g.metrics.get(k).and_then(|m| m.variants.as_ref()) else {
+                continue;
+            };
+            let group = group_labels(g);
+            for (value, score) in &variants.scores {
+                let _ = writeln!(
+                    s,
+                    "{family}{{metric=\"{}\",name=\"{}\",signature=\"{}\",{}=\"{}\",{group}}} {}",
+                    escape(m.key),
+                    escape(&g.metrics[k].name),
+                    escape(&g.metrics[k].full_signature()),
+                    variants.label,
+                    escape(value),
+                    number(*score)
+                );
+            }
         }
     }
     let _ = write!(
