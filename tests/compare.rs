@@ -237,8 +237,34 @@ fn many_ngram_orders_on_a_long_line_are_an_error() {
     assert_refused(
         &compare(&["-r", &r, "-i", &base, &base, "--max-line-bytes", "64K"]),
         1,
-        &["base.txt: line 2: 100000 bytes, longer than --max-line-bytes"],
+        &[
+            "base.txt: line 2: 100000 bytes, more than --max-line-bytes 65536",
+            "raise --max-line-bytes",
+        ],
     );
+    // The limit bounds a segment, all files' lines of it together, as for scoring with -r
+    // (regression, compare audit: each file had a limit of its own, and a baseline, a system
+    // and a reference of 16 MB lines took 1.38 GB).
+    assert_refused(
+        &compare(&["-r", &r, "-i", &base, &base, "--max-line-bytes", "250K"]),
+        1,
+        &[
+            "ref.txt: line 2: 100000 bytes, which take the segment (this line and the other \
+           files' lines of it) past --max-line-bytes 256000",
+        ],
+    );
+    compare(&[
+        "-r",
+        &r,
+        "-i",
+        &base,
+        &base,
+        "--max-line-bytes",
+        "300K",
+        "-m",
+        "chrf",
+    ])
+    .assert_success();
 }
 
 /// Regression (audit 2026-11-27): a system file name with a line feed split its row in two.

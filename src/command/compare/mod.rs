@@ -48,8 +48,8 @@ Each system gets its score, with --paired-bs (the default) the bootstrap mean ±
 the 95% interval, and (p = …): how often chance alone gives a difference from the baseline at \
 least as large; * marks p <= 0.05.
 
-Exit status: 0 success; 1 an input cannot be read, streams of different length, or output \
-cannot be written; 2 usage error or bad input (a line with a different number of systems, \
+Exit status: 0 success; 1 an input cannot be read, streams of different length, a segment \
+over --max-line-bytes, or output cannot be written; 2 usage error or bad input (a line with a different number of systems, \
 invalid UTF-8, no segments, a metric that cannot be resampled).";
 
 /// `bleu-stream compare`'s own options (each metric's own options come from the registry).
@@ -134,8 +134,9 @@ pub struct CompareArgs {
     #[arg(long, value_enum, default_value_t = Utf8Arg::Error, value_name = "POLICY")]
     pub invalid_utf8: Utf8Arg,
 
-    /// Longest line accepted, in bytes (suffixes K, M, G: binary multiples), as for scoring; a
-    /// longer line is an error here, never read whole.
+    /// Longest segment accepted, in bytes (suffixes K, M, G: binary multiples): a line of every
+    /// file (the TSV line or the -i files' lines, and the references') together, as for scoring
+    /// with -r; a longer one is an error here, never read whole.
     #[arg(long, value_name = "BYTES", default_value = "16M", value_parser = crate::cli::parse_bytes)]
     pub max_line_bytes: usize,
 
