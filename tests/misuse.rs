@@ -518,6 +518,60 @@ fn options_of_unselected_metrics_are_warned_about() {
     assert!(!out.stderr_str().contains("warning"), "{}", out.describe());
 }
 
+/// Shared options that nothing selected uses are warned about too, and the run goes on
+/// (regression, compare audit: `-m ter --case-sensitive` — TER's own is
+/// `--ter-case-sensitive` —, `--mecab-dic` or `--spm-model` without their tokenizer, and
+/// `--confidence-n` or `--seed` without `--confidence` did nothing in silence).
+#[test]
+fn shared_options_without_effect_are_warned_about() {
+    let line = "a b c\ta b c\n";
+    for (args, says) in [
+        (
+            &["-m", "ter", "--case-sensitive"][..],
+            "warning: --case-sensitive is an option of nist and mteval-bleu, which --metrics \
+             does not select (ter): it has no effect (TER keeps case with --ter-case-sensitive)",
+        ),
+        (
+            &["--mteval-international"][..],
+            "warning: --mteval-international is an option of nist and mteval-bleu",
+        ),
+        (
+            &["--mecab-dic", "/x"][..],
+            "warning: --mecab-dic has no effect without --tokenize ja-mecab or ko-mecab",
+        ),
+        (
+            &["-t", "13a", "--spm-model", "/x"][..],
+            "warning: --spm-model has no effect without --tokenize flores101, flores200, spm or \
+             spBLEU-1K",
+        ),
+        (
+            &["--confidence-n", "50", "--seed", "3"][..],
+            "warning: --seed has no effect without --confidence",
+        ),
+    ] {
+        let out = run(&[args, &["-b"]].concat(), line);
+        out.assert_success();
+        assert!(
+            out.stderr_str().contains(says),
+            "{args:?}: {}",
+            out.describe()
+        );
+    }
+    // Not where they act.
+    for args in [
+        &["-m", "nist", "--case-sensitive", "--mteval-international"][..],
+        &["--confidence", "--confidence-n", "50", "--seed", "3"][..],
+    ] {
+        let out = run(&[args, &["-b"]].concat(), line);
+        out.assert_success();
+        assert!(
+            !out.stderr_str().contains("warning"),
+            "{args:?}: {}",
+            out.describe()
+        );
+    }
+}
+
 /// MATLAB's `bleuEvaluationScore` takes a non-empty row vector of non-negative weights and no
 /// smoothing: what it refuses is a usage error here, saying which rule (regression: the empty
 /// set `()` was told its weights were negative or all zero).

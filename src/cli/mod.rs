@@ -495,7 +495,15 @@ impl Args {
             .filter(|m| !m.is_empty())
             .collect();
         let metrics = registry::build(&metric_names, &self.common, matches)?;
-        let unused_options = registry::options_without_their_metric(&metric_names, matches);
+        let mut unused_options = registry::options_without_their_metric(&metric_names, matches);
+        // sacreBLEU ignores them too, without a word; `compare` warns about its unused counts.
+        for (id, flag) in [("confidence_n", "--confidence-n"), ("seed", "--seed")] {
+            if self.confidence.is_none()
+                && matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+            {
+                unused_options.push(format!("{flag} has no effect without --confidence"));
+            }
+        }
         let line_limit = LineLimit::for_metrics(metrics.iter().map(|m| &**m), self.max_line_bytes);
         let gate = Gate {
             under: self.fail_under,

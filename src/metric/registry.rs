@@ -180,6 +180,56 @@ pub fn options_without_their_metric(names: &[String], matches: &ArgMatches) -> V
             }
         }
     }
+    notes.extend(common_options_without_effect(names, matches));
+    notes
+}
+
+/// The shared options ([`CommonArgs`]) that nothing selected uses: mteval's switches without
+/// `nist` or `mteval-bleu` (`-m ter --case-sensitive`, where TER's own is
+/// `--ter-case-sensitive`), a MeCab dictionary or SentencePiece model without the tokenizer
+/// that reads it (found by the compare audit: each was ignored in silence).
+fn common_options_without_effect(names: &[String], matches: &ArgMatches) -> Vec<String> {
+    let given = |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    let selects = |keys: &[&str]| names.iter().any(|n| keys.contains(&n.as_str()));
+    let mut notes = Vec::new();
+    for (id, flag) in [
+        ("mteval_international", "--mteval-international"),
+        ("case_sensitive", "--case-sensitive"),
+    ] {
+        if given(id) && !selects(&["nist", "mteval-bleu"]) {
+            let hint = match (id, selects(&["ter"])) {
+                ("case_sensitive", true) => " (TER keeps case with --ter-case-sensitive)",
+                _ => "",
+            };
+            notes.push(format!(
+                "{flag} is an option of nist and mteval-bleu, which --metrics does not select \
+                 ({}): it has no effect{hint}",
+                names.join(",")
+            ));
+        }
+    }
+    let tokenizer = matches
+        .get_one::<String>("tokenize")
+        .map(String::as_str)
+        .unwrap_or("");
+    for (id, flag, readers) in [
+        ("mecab_dic", "--mecab-dic", &["ja-mecab", "ko-mecab"][..]),
+        (
+            "spm_model",
+            "--spm-model",
+            &["flores101", "flores200", "spm", "spBLEU-1K"][..],
+        ),
+    ] {
+        if given(id) && !readers.contains(&tokenizer) {
+            notes.push(format!(
+                "{flag} has no effect without --tokenize {}",
+                match readers.split_last() {
+                    Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                    None => String::new(),
+                }
+            ));
+        }
+    }
     notes
 }
 
