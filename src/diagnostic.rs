@@ -47,6 +47,10 @@ pub fn io_message(e: &io::Error) -> String {
 /// must not pass for written, so this writes through a duplicate of the descriptor, which
 /// fails on a closed one.
 pub fn write_stderr(bytes: &[u8]) -> io::Result<()> {
+    // Closed at start-up, then reopened on /dev/null by Rust's runtime ([`crate::stdio`]).
+    if crate::stdio::stderr_closed() {
+        return Err(crate::stdio::closed());
+    }
     let fd = io::stderr().as_fd().try_clone_to_owned()?;
     File::from(fd).write_all(bytes)
 }

@@ -26,6 +26,7 @@ pub mod significance;
 pub mod stats;
 pub mod stats_stream;
 pub mod status;
+pub mod stdio;
 #[cfg(test)]
 mod test_rng;
 pub mod tokenize;

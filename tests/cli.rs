@@ -722,6 +722,60 @@ fn regression_closed_stderr_does_not_panic() {
     assert_eq!(child.wait().unwrap().code(), Some(1));
 }
 
+/// Regression (output audit): a stdout or stderr closed when the program starts (`>&-`,
+/// `2>&-`) was reopened on /dev/null by Rust's runtime, and `-b`'s score, a shard's stats
+/// document, `merge`'s and `compare`'s output or the reports went nowhere with status 0. Now
+/// such a write fails as on a closed descriptor (as GNU tools fail): status 1, and the reason
+/// when stderr is open.
+#[test]
+fn output_to_a_descriptor_closed_at_start_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let tsv = dir.path().join("one.tsv");
+    std::fs::write(&tsv, "the cat sat\tthe cat sat\n").unwrap();
+    let doc = run(&["--emit", "stats"], "the cat sat\tthe cat sat\n").stdout;
+    let stats = dir.path().join("doc.json");
+    std::fs::write(&stats, doc).unwrap();
+    let sh = |script: &str, args: &[&std::ffi::OsStr]| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(BIN)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let tsv = tsv.as_os_str();
+    for args in [
+        &[std::ffi::OsStr::new("-b"), tsv][..],
+        &[std::ffi::OsStr::new("--emit"), "stats".as_ref(), tsv],
+        &[tsv],
+        &["merge".as_ref(), stats.as_os_str()],
+        &[
+            "compare".as_ref(),
+            "-r".as_ref(),
+            tsv,
+            "-i".as_ref(),
+            tsv,
+            tsv,
+        ],
+    ] {
+        let out = sh("exec \"$0\" \"$@\" >&-", args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("writing output: Bad file descriptor"),
+            "{args:?}: {err}"
+        );
+    }
+    // A report to a closed stderr is lost: status 1 (as for a full disk), the rows written.
+    let out = sh("exec \"$0\" \"$@\" 2>&-", &[tsv]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(out.stdout, b"100.00\n");
+    // Redirected to /dev/null is not closed.
+    let out = sh("exec \"$0\" \"$@\" >/dev/null 2>/dev/null", &[tsv]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
 #[test]
 fn regression_smoothing_value_shown_only_where_sacrebleu_shows_it() {
     let sig = |args: &[&str]| -> String {

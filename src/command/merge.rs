@@ -124,7 +124,7 @@ fn run(args: &MergeArgs) -> u8 {
             return status::USAGE;
         }
     }
-    let mut out = io::BufWriter::new(io::stdout());
+    let mut out = io::BufWriter::new(OutputStream::Stdout(io::stdout()));
     if args.emit.is_some() {
         let doc = match merged.document() {
             Ok(doc) => doc,

@@ -82,6 +82,7 @@ fn no_reader(e: &io::Error) -> bool {
 impl Write for OutputStream {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
+            OutputStream::Stdout(_) if crate::stdio::stdout_closed() => Err(crate::stdio::closed()),
             OutputStream::Stdout(s) => s.write(buf),
             OutputStream::File { file, .. } => file.write(buf),
             OutputStream::Closed => Ok(buf.len()),
@@ -90,6 +91,7 @@ impl Write for OutputStream {
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match self {
+            OutputStream::Stdout(_) if crate::stdio::stdout_closed() => Err(crate::stdio::closed()),
             OutputStream::Stdout(s) => s.write_all(buf),
             OutputStream::File { file, .. } => file.write_all(buf),
             OutputStream::Closed => Ok(()),
@@ -98,6 +100,7 @@ impl Write for OutputStream {
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
+            OutputStream::Stdout(_) if crate::stdio::stdout_closed() => Err(crate::stdio::closed()),
             OutputStream::Stdout(s) => s.flush(),
             OutputStream::File { file, .. } => file.flush(),
             OutputStream::Closed => Ok(()),

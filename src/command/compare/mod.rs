@@ -318,7 +318,7 @@ fn compare(args: &CompareArgs, metrics: &[Metric]) -> Result<(), Failure> {
         FormatArg::Text => write_text(&mut out, &scored, &test, args.seed, &results, width),
         FormatArg::Jsonl => write_jsonl(&mut out, &scored, &test, args.seed, &results),
     }
-    let mut stdout = io::stdout().lock();
+    let mut stdout = crate::output::OutputStream::Stdout(io::stdout());
     match stdout.write_all(&out).and_then(|()| stdout.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
