@@ -200,7 +200,7 @@ impl Groups {
         metrics: &[Box<dyn DynMetric>],
         saved: &Value,
         framing: &Value,
-        known_keys: &mut [saved::KnownKeys],
+        known_keys: &[saved::KnownKeys],
     ) -> Result<(u64, u64, Vec<Vec<u64>>), String> {
         let list = saved
             .as_array()
@@ -255,7 +255,7 @@ impl Groups {
                 .iter()
                 .zip(&mut group.totals)
                 .zip(parts)
-                .zip(known_keys.iter_mut())
+                .zip(known_keys)
             {
                 if p.get("key").and_then(Value::as_str) != Some(m.key()) {
                     return Err(format!("group {key_text}: {} statistics missing", m.key()));
@@ -270,7 +270,7 @@ impl Groups {
                     .map_err(|e| format!("group {key_text}: {e}"))?;
                 let before = m.sums(t.as_ref());
                 m.merge_saved(t.as_mut(), stats)
-                    .and_then(|()| known.check(m.as_ref(), t.as_ref(), stats))
+                    .and_then(|()| known.check(m.key(), stats))
                     .map_err(|e| format!("group {key_text}: {e}"))?;
                 sums.push(saved::added(&before, &m.sums(t.as_ref())));
             }

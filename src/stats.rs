@@ -346,6 +346,10 @@ impl Merged {
             return Err(format!("cannot merge: {why}"));
         }
         let totals = metrics.iter().map(|m| m.new_totals()).collect();
+        let known_keys = metrics
+            .iter()
+            .map(|m| saved::KnownKeys::new(m.as_ref()))
+            .collect();
         let resampler = match first.get("resampling") {
             None => None,
             Some(saved) => Some(Resampler::new(Resampler::saved_settings(saved)?, &metrics)?),
@@ -376,9 +380,7 @@ impl Merged {
             segments: 0,
             bad_lines: 0,
             expected_bad_lines: 0,
-            known_keys: std::iter::repeat_with(saved::KnownKeys::default)
-                .take(h.keys.len())
-                .collect(),
+            known_keys,
         })
     }
 
@@ -472,7 +474,7 @@ impl Merged {
                 ));
             }
             let (segments, bad_lines, sums) =
-                groups.merge_saved(&self.metrics, saved, framing, &mut self.known_keys)?;
+                groups.merge_saved(&self.metrics, saved, framing, &self.known_keys)?;
             group_sums = Some(sums);
             // Every scored line has a key; a bad line may have none (it counts overall only).
             if segments != h.segments || bad_lines > h.bad_lines {
@@ -498,7 +500,7 @@ impl Merged {
             saved::fits_document(m.as_ref(), stats, h.segments, framing)?;
             let before = m.sums(t.as_ref());
             m.merge_saved(t.as_mut(), stats)?;
-            known.check(m.as_ref(), t.as_ref(), stats)?;
+            known.check(m.key(), stats)?;
             sums.push(saved::added(&before, &m.sums(t.as_ref())));
         }
         // Every scored line is in one group: the groups add up to the document.

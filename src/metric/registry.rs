@@ -276,4 +276,69 @@ mod tests {
             .unwrap()
             .contains("available: bleu, chrf"));
     }
+
+    /// `merge` refuses statistics keys that a metric does not write, reading the keys off
+    /// empty totals ([`crate::metric::saved::KnownKeys`]): every metric writes the same keys
+    /// whatever its totals hold, with the settings that change what it saves too.
+    #[test]
+    fn saved_statistics_keys_do_not_depend_on_the_totals() {
+        use std::borrow::Cow;
+        let variants: [&[&str]; 3] = [
+            &[],
+            &[
+                "--nist-compat",
+                "nltk",
+                "--weights",
+                "0.5,0.5",
+                "--weights",
+                "1",
+            ],
+            &["--compat", "matlab"],
+        ];
+        for extra in variants {
+            let args = std::iter::once("x").chain(extra.iter().copied());
+            let matches = augment(<CommonArgs as clap::Args>::augment_args(Command::new("x")))
+                .ignore_errors(true)
+                .try_get_matches_from(args)
+                .unwrap();
+            let common = CommonArgs::from_arg_matches(&matches).unwrap();
+            let mut checked = 0;
+            for e in REGISTRY {
+                let Ok(m) = (e.from_args)(&common, &matches) else {
+                    continue;
+                };
+                checked += 1;
+                let keys = |t: &(dyn std::any::Any + Send)| -> Vec<String> {
+                    match m.save_totals(t) {
+                        Value::Object(o) => o.keys().cloned().collect(),
+                        _ => Vec::new(),
+                    }
+                };
+                let empty = keys(m.new_totals().as_ref());
+                let mut totals = m.new_totals();
+                let mut ws = m.new_workspace();
+                let mut batch = m.new_batch(3);
+                for (hyp, refs) in [
+                    ("the cat sat on the mat", &["the cat sat on a mat"][..]),
+                    ("", &[""]),
+                    ("a b c d e f", &["a b c d e g"]),
+                ] {
+                    let segment = crate::input::Segment {
+                        hyp: Cow::Borrowed(hyp),
+                        refs: refs.iter().map(|r| Cow::Borrowed(*r)).collect(),
+                        id: None,
+                        exact: false,
+                    };
+                    let i = m.push_stats(&segment, ws.as_mut(), batch.as_mut());
+                    m.accumulate(totals.as_mut(), batch.as_ref(), i);
+                }
+                assert_eq!(keys(totals.as_ref()), empty, "{} {extra:?}", e.name);
+            }
+            // Each variant's settings are valid for most metrics (MATLAB's for NLTK BLEU only).
+            assert!(
+                checked >= REGISTRY.len() - 1,
+                "{extra:?}: {checked} metrics"
+            );
+        }
+    }
 }
