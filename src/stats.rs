@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! {"format":"bleu-stream-stats","version":2,"tool":"bleu-stream 0.1.0",
-//!  "segments":N,"bad_lines":B,["expected_bad_lines":E,]
+//!  "segments":N,"bad_lines":B,"expected_bad_lines":E,
 //!  "metrics":[{"key":"bleu","config":{"tokenizer":"13a",…},"signature":"nrefs:1|…","stats":{…}}],
 //!  "resampling":{…}}                       (only with --confidence, see `significance`)
 //! ```
@@ -70,9 +70,8 @@ pub struct Document<'a> {
     framing: Option<&'a Value>,
     segments: u64,
     bad_lines: u64,
-    /// Written only when not 0, so that the documents of runs without `--on-error skip` (and
-    /// of every run without bad lines) keep the layout older versions wrote and read.
-    #[serde(skip_serializing_if = "is_zero")]
+    /// Always written: its absence marks a document of an earlier version, which did not say
+    /// ([`header`]).
     expected_bad_lines: u64,
     metrics: Vec<MetricPart>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -130,10 +129,6 @@ impl<'a> Sums<'a> {
             groups,
         })
     }
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 /// `smooth_method: exp against floor`, for messages: the settings whose values differ.
@@ -288,10 +283,11 @@ fn header(doc: &Value) -> Result<Header<'_>, String> {
         );
     }
     let bad_lines = saved::count_field(obj, "bad_lines")?;
-    // Absent in documents of runs that expected no bad lines (and of versions before it).
+    // Absent in documents of earlier versions (of the same format version), which did not say
+    // whether their runs expected their bad lines: those are not judged, as before.
     let expected_bad_lines = match obj.contains_key("expected_bad_lines") {
         true => saved::count_field(obj, "expected_bad_lines")?,
-        false => 0,
+        false => bad_lines,
     };
     if expected_bad_lines > bad_lines {
         return Err(format!(

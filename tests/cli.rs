@@ -758,12 +758,14 @@ fn output_to_a_descriptor_closed_at_start_fails() {
             tsv,
             tsv,
         ],
+        &["--help".as_ref()],
+        &["--generate".as_ref(), "man".as_ref()],
     ] {
         let out = sh("exec \"$0\" \"$@\" >&-", args);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("writing output: Bad file descriptor"),
+            err.contains("output: Bad file descriptor"),
             "{args:?}: {err}"
         );
     }

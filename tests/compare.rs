@@ -954,6 +954,17 @@ fn a_short_system_column_pasted_in_tsv_is_warned_about() {
         .run();
     out.assert_success();
     assert!(!out.stderr_str().contains("warning"), "{}", out.describe());
+    // -i files that end in empty lines are as long as the others: those are the system's
+    // output, not padding (regression, review: the warning fired and advised -i).
+    let mut ends_empty = small.systems[1].clone();
+    for line in &mut ends_empty[37..] {
+        line.clear();
+    }
+    let base = dir.file_str("base.txt", &lines(&small.systems[0]));
+    let sys = dir.file_str("sys.txt", &lines(&ends_empty));
+    let out = compare(&["-r", &r, "-i", &base, &sys, "--paired-bs-n", "10"]);
+    out.assert_success();
+    assert!(!out.stderr_str().contains("warning"), "{}", out.describe());
     // A run across many batches (2,048 records at most), on two workers, and a run interrupted
     // by one non-empty output.
     let big = toy(5000, &[0.0, 0.3], 8);

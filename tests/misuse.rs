@@ -536,6 +536,10 @@ fn shared_options_without_effect_are_warned_about() {
             "warning: --mteval-international is an option of nist and mteval-bleu",
         ),
         (
+            &["-m", "nist", "--nist-tokenize", "none", "--case-sensitive"][..],
+            "warning: --case-sensitive has no effect on nist with --nist-tokenize none",
+        ),
+        (
             &["--mecab-dic", "/x"][..],
             "warning: --mecab-dic has no effect without --tokenize ja-mecab or ko-mecab",
         ),
@@ -547,6 +551,10 @@ fn shared_options_without_effect_are_warned_about() {
         (
             &["--confidence-n", "50", "--seed", "3"][..],
             "warning: --seed has no effect without --confidence",
+        ),
+        (
+            &["--confidence-n", "50"][..],
+            "warning: --confidence-n has no effect without --confidence",
         ),
     ] {
         let out = run(&[args, &["-b"]].concat(), line);

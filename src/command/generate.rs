@@ -42,7 +42,7 @@ pub fn run(kind: GenerateArg) -> ExitCode {
         GenerateArg::CompleteFish => completion(Shell::Fish),
         GenerateArg::CompletePowershell => completion(Shell::PowerShell),
     };
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::output::OutputStream::Stdout(std::io::stdout());
     match stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())

@@ -37,8 +37,19 @@ pub fn clap_exit(e: clap::Error) -> ExitCode {
     if e.use_stderr() {
         let text = e.render().to_string();
         let text = text.strip_prefix("error: ").unwrap_or(&text);
-        diagnostic_lines(&format!("error: {}", text.trim_end()));
+        let text = format!("error: {}", text.trim_end());
+        // clap's layout keeps its lines, unless an argument quoted in it has a control
+        // character: `--tokenize $'13a\nBLEU = 99.99'` would put a line of its own on stderr.
+        let quoted_control =
+            std::env::args_os().any(|a| a.to_string_lossy().chars().any(char::is_control));
+        match quoted_control {
+            true => diagnostic(&text),
+            false => diagnostic_lines(&text),
+        }
         ExitCode::from(status::USAGE)
+    } else if crate::stdio::stdout_closed() {
+        // `--help >&-`: clap's own writer would report success.
+        ExitCode::from(finish_write(Err(crate::stdio::closed())))
     } else {
         let printed = e.print().and_then(|()| io::stdout().flush());
         ExitCode::from(finish_write(printed))

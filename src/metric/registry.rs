@@ -196,16 +196,31 @@ fn common_options_without_effect(names: &[String], matches: &ArgMatches) -> Vec<
         ("mteval_international", "--mteval-international"),
         ("case_sensitive", "--case-sensitive"),
     ] {
-        if given(id) && !selects(&["nist", "mteval-bleu"]) {
+        // NIST reads them only with mteval's own tokenization.
+        let nist_mteval = matches
+            .get_one::<String>("nist_tokenize")
+            .is_none_or(|t| t == "mteval");
+        let users: &[&str] = match nist_mteval {
+            true => &["nist", "mteval-bleu"],
+            false => &["mteval-bleu"],
+        };
+        if given(id) && !selects(users) {
             let hint = match (id, selects(&["ter"])) {
                 ("case_sensitive", true) => " (TER keeps case with --ter-case-sensitive)",
                 _ => "",
             };
-            notes.push(format!(
-                "{flag} is an option of nist and mteval-bleu, which --metrics does not select \
-                 ({}): it has no effect{hint}",
-                names.join(",")
-            ));
+            notes.push(match (nist_mteval, selects(&["nist"])) {
+                (false, true) => format!(
+                    "{flag} has no effect on nist with --nist-tokenize none (it sets mteval's \
+                     tokenization), nor on the other metrics selected ({})",
+                    names.join(",")
+                ),
+                _ => format!(
+                    "{flag} is an option of nist and mteval-bleu, which --metrics does not \
+                     select ({}): it has no effect{hint}",
+                    names.join(",")
+                ),
+            });
         }
     }
     let tokenizer = matches

@@ -114,8 +114,8 @@ impl CorpusReport {
     pub fn why_no_scores(&self, bad_lines: BadLines) -> String {
         let see = match (bad_lines, self.bad_lines) {
             (BadLines::Skip, _) => "--on-error skip showed no warning",
-            (BadLines::Shards, 1) => "the shard's run warned about it",
-            (BadLines::Shards, _) => "the shards' runs warned about each",
+            (BadLines::Shards, 1) => "see the shard's warning",
+            (BadLines::Shards, _) => "see the shards' warnings",
             (_, 1) => "see the warning",
             _ => "see the warnings",
         };

@@ -33,11 +33,14 @@ use crate::diagnostic::io_message;
 /// Checks that `path` may be replaced by a report file: absent, a regular file, or a symlink
 /// (the rename replaces the link itself, never its target). The error says what is there.
 pub fn check(path: &Path) -> Result<(), String> {
-    // `new.json/` names a directory: the probe's temporary file goes into `.`, but no rename
-    // onto it can succeed (ENOTDIR), so every report would fail (found by the output audit).
-    if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+    // `new.json/` (or `new.json/.`, `..`) names a directory: the probe's temporary file goes
+    // into `.`, but no rename onto it can succeed (ENOTDIR), so every report would fail (found
+    // by the output audit and its review).
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let last = bytes.rsplit(|&b| b == b'/').next().unwrap_or_default();
+    if matches!(last, b"" | b"." | b"..") {
         return Err(format!(
-            "{}: ends in '/', so it names a directory: give the report a file name",
+            "{}: ends in '/', '.' or '..', so it names a directory: give the report a file name",
             path.display()
         ));
     }

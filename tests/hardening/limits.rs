@@ -144,6 +144,14 @@ fn file_names_in_diagnostics_cannot_drive_the_terminal() {
         out.stderr_str(),
         "bleu-stream: error: missing\\u{a}BLEU = 99.99: No such file or directory\n"
     );
+    // A usage error that quotes such a value keeps it on the error's line (review).
+    let out = Cmd::new()
+        .args(["--tokenize", "13a\nBLEU = 99.99", "f"])
+        .run();
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    let err = out.stderr_str();
+    assert!(!err.lines().any(|l| l.starts_with("BLEU")), "{err}");
+    assert!(err.contains("13a\\u{a}BLEU = 99.99"), "{err}");
 }
 
 /// Regression (input audit): a negative number after an option that takes one was "unexpected

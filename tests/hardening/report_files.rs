@@ -176,7 +176,16 @@ fn a_fifo_device_or_directory_at_the_path_is_refused() {
     let slash = format!("{}/", dir.path().join("new.prom").display());
     for flag in ["--prometheus", "--report-file"] {
         let out = Cmd::new().args([flag, &slash]).stdin(INPUT).run();
-        assert_refused(&out, 2, &["ends in '/', so it names a directory"]);
+        assert_refused(
+            &out,
+            2,
+            &["ends in '/', '.' or '..', so it names a directory"],
+        );
+    }
+    for name in ["new.prom/.", "new.prom/..", "."] {
+        let path = format!("{}/{name}", dir.path().display());
+        let out = Cmd::new().args(["--report-file", &path]).stdin(INPUT).run();
+        assert_refused(&out, 2, &["so it names a directory"]);
     }
     assert!(!dir.path().join("new.prom").exists());
     assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());

@@ -105,7 +105,14 @@ pub fn score(
     // files of different lengths are an error, but `paste` pads a shorter file's column with
     // empty fields, which would be compared as that system's output (found by the compare
     // audit: 50 missing lines of 200 gave "p = 0.0010" against the baseline, in silence).
-    for (name, &(start, n)) in names.iter().zip(&collector.empty_runs) {
+    // Only TSV: -i files that end in empty lines are as long as the others (a length mismatch
+    // is an error there), and their empty lines are the system's output.
+    let runs = if from_files {
+        &[][..]
+    } else {
+        &collector.empty_runs[..]
+    };
+    for (name, &(start, n)) in names.iter().zip(runs) {
         if n >= TRAILING_RUN {
             diagnostic(&format!(
                 "warning: {name}: the last {n} lines, from line {start} on, are empty: its \
