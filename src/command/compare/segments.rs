@@ -16,7 +16,6 @@ use crate::diagnostic::diagnostic;
 use crate::input::reader::{Batch, LineReader, Plan, Source};
 use crate::input::{decode, Segment, SegmentRefs, Utf8Policy};
 use crate::pipeline::stages::{self, Merge, Work};
-
 use crate::pipeline::{Control, LineLimit, TRAILING_RUN};
 use crate::significance::Vectors;
 use crate::status;
