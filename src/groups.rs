@@ -201,6 +201,7 @@ impl Groups {
         saved: &Value,
         framing: &Value,
         known_keys: &[saved::KnownKeys],
+        text_keys: Option<&str>,
     ) -> Result<(u64, u64, Vec<Vec<u64>>), String> {
         let list = saved
             .as_array()
@@ -218,6 +219,12 @@ impl Groups {
                 return Err(format!(
                     "group {}: its key must be a string or a number",
                     n + 1
+                ));
+            }
+            if let (Some(by), true) = (text_keys, key.is_number()) {
+                return Err(format!(
+                    "group {key}: a number, but --group-by {by} reads TSV columns, whose keys \
+                     are text"
                 ));
             }
             // JSON text: any control character in a string key comes out escaped.

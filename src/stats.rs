@@ -446,31 +446,19 @@ impl Merged {
             ));
         }
         let mut group_sums = None;
+        // A TSV column's key is text: a number key comes from no run (output audit).
+        let text_keys = self.group_by.as_deref().filter(|g| {
+            matches!(
+                crate::input::group::GroupBy::parse(g),
+                Ok(crate::input::group::GroupBy::Column(_))
+            )
+        });
         if let Some(groups) = &mut self.groups {
             let saved = doc
                 .get("groups")
                 .ok_or("a document with \"group_by\" but without \"groups\"")?;
-            // A TSV column's key is text: a number key comes from no run (output audit).
-            let column = self
-                .group_by
-                .as_deref()
-                .and_then(|g| crate::input::group::GroupBy::parse(g).ok())
-                .is_some_and(|g| matches!(g, crate::input::group::GroupBy::Column(_)));
-            if let Some(number) = saved
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|g| g.get("group"))
-                .find(|k| column && k.is_number())
-            {
-                return Err(format!(
-                    "group {number}: a number, but --group-by {} reads TSV columns, whose keys \
-                     are text",
-                    self.group_by.as_deref().unwrap_or_default()
-                ));
-            }
             let (segments, bad_lines, sums) =
-                groups.merge_saved(&self.metrics, saved, framing, &self.known_keys)?;
+                groups.merge_saved(&self.metrics, saved, framing, &self.known_keys, text_keys)?;
             group_sums = Some(sums);
             // Every scored line has a key; a bad line may have none (it counts overall only).
             if segments != h.segments || bad_lines > h.bad_lines {

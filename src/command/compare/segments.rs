@@ -104,14 +104,7 @@ pub fn score(
     // files of different lengths are an error, but `paste` pads a shorter file's column with
     // empty fields, which would be compared as that system's output (found by the compare
     // audit: 50 missing lines of 200 gave "p = 0.0010" against the baseline, in silence).
-    // Only TSV: -i files that end in empty lines are as long as the others (a length mismatch
-    // is an error there), and their empty lines are the system's output.
-    let runs = if from_files {
-        &[][..]
-    } else {
-        &collector.empty_runs[..]
-    };
-    for (name, &(start, n)) in names.iter().zip(runs) {
+    for (name, &(start, n)) in names.iter().zip(&collector.empty_runs) {
         if n >= TRAILING_RUN {
             diagnostic(&format!(
                 "warning: {name}: the last {n} lines, from line {start} on, are empty: its \
@@ -349,8 +342,8 @@ struct Collector<'a> {
     segments: usize,
     vectors: Vec<Vec<Vectors>>,
     totals: Vec<Vec<Box<dyn Any + Send>>>,
-    /// Per system, the run of empty outputs the segments so far end with: its first line and
-    /// its length.
+    /// Per TSV column (none for -i files), the run of empty outputs the segments so far end
+    /// with: its first line and its length.
     empty_runs: Vec<(u64, u64)>,
     /// What stopped the run.
     failure: Option<Failure>,
@@ -427,8 +420,16 @@ impl Collector<'_> {
                 }
             }
         }
-        self.empty_runs.resize(done.systems, (0, 0));
-        for (run, &t) in self.empty_runs.iter_mut().zip(&done.trailing_empty) {
+        // Only TSV columns: -i files that end in empty lines are as long as the others (a
+        // length mismatch is an error there), and those lines are the system's output.
+        let runs = match self.from_files {
+            true => &mut self.empty_runs[..0],
+            false => {
+                self.empty_runs.resize(done.systems, (0, 0));
+                &mut self.empty_runs[..]
+            }
+        };
+        for (run, &t) in runs.iter_mut().zip(&done.trailing_empty) {
             let (t, good) = (t as u64, done.good as u64);
             *run = match (t == good, *run) {
                 // The batch continues a run.
