@@ -521,7 +521,8 @@ fn options_of_unselected_metrics_are_warned_about() {
 /// Shared options that nothing selected uses are warned about too, and the run goes on
 /// (regression, compare audit: `-m ter --case-sensitive` — TER's own is
 /// `--ter-case-sensitive` —, `--mecab-dic` or `--spm-model` without their tokenizer, and
-/// `--confidence-n` or `--seed` without `--confidence` did nothing in silence).
+/// `--confidence-n` or `--seed` without `--confidence` did nothing in silence; `--tokenize`
+/// without bleu, nltk-bleu or gleu, and `--lowercase` with only ter, nist or mteval-bleu, too).
 #[test]
 fn shared_options_without_effect_are_warned_about() {
     let line = "a b c\ta b c\n";
@@ -556,6 +557,24 @@ fn shared_options_without_effect_are_warned_about() {
             &["--confidence-n", "50"][..],
             "warning: --confidence-n has no effect without --confidence",
         ),
+        (
+            &["-m", "chrf", "-t", "intl"][..],
+            "warning: --tokenize has no effect on the metrics selected (chrf): only bleu, \
+             nltk-bleu and gleu read it",
+        ),
+        (
+            &["-m", "ter,nist", "-t", "13a"][..],
+            "warning: --tokenize has no effect on the metrics selected (ter,nist)",
+        ),
+        (
+            &["-m", "ter", "-l"][..],
+            "warning: --lowercase has no effect on the metrics selected (ter): ter folds case \
+             unless --ter-case-sensitive",
+        ),
+        (
+            &["-m", "nist,mteval-bleu", "--lc"][..],
+            "warning: --lowercase has no effect on the metrics selected (nist,mteval-bleu)",
+        ),
     ] {
         let out = run(&[args, &["-b"]].concat(), line);
         out.assert_success();
@@ -569,6 +588,10 @@ fn shared_options_without_effect_are_warned_about() {
     for args in [
         &["-m", "nist", "--case-sensitive", "--mteval-international"][..],
         &["--confidence", "--confidence-n", "50", "--seed", "3"][..],
+        &["-m", "chrf,bleu", "-t", "intl", "-l"][..],
+        &["-m", "ter,gleu", "-t", "13a"][..],
+        &["-m", "nist", "--nist-tokenize", "none", "-l"][..],
+        &["-m", "ter,multi-bleu", "-l"][..],
     ] {
         let out = run(&[args, &["-b"]].concat(), line);
         out.assert_success();

@@ -187,7 +187,8 @@ pub fn options_without_their_metric(names: &[String], matches: &ArgMatches) -> V
 /// The shared options ([`CommonArgs`]) that nothing selected uses: mteval's switches without
 /// `nist` or `mteval-bleu` (`-m ter --case-sensitive`, where TER's own is
 /// `--ter-case-sensitive`), a MeCab dictionary or SentencePiece model without the tokenizer
-/// that reads it (found by the compare audit: each was ignored in silence).
+/// that reads it (found by the compare audit: each was ignored in silence), `--tokenize` or
+/// `--lowercase` where no metric selected reads it (`-m chrf -t ja-mecab`, `-m ter -l`).
 fn common_options_without_effect(names: &[String], matches: &ArgMatches) -> Vec<String> {
     let given = |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
     let selects = |keys: &[&str]| names.iter().any(|n| keys.contains(&n.as_str()));
@@ -222,6 +223,47 @@ fn common_options_without_effect(names: &[String], matches: &ArgMatches) -> Vec<
                 ),
             });
         }
+    }
+    // Which metrics read `--tokenize` and `--lowercase` (their `config_from_args`); the
+    // others tokenize and fold case their own way, as in sacreBLEU, where `-tok` does nothing
+    // for chrF and TER and `-lc` nothing for TER.
+    let nist_split = matches
+        .get_one::<String>("nist_tokenize")
+        .is_some_and(|t| t == "none");
+    if given("tokenize") && !selects(&["bleu", "nltk-bleu", "gleu"]) {
+        notes.push(format!(
+            "--tokenize has no effect on the metrics selected ({}): only bleu, nltk-bleu and \
+             gleu read it (chrF works on characters, TER, nist and mteval-bleu tokenize their \
+             own way)",
+            names.join(",")
+        ));
+    }
+    let lowercase_readers: &[&str] = match nist_split {
+        true => &[
+            "bleu",
+            "chrf",
+            "gleu",
+            "multi-bleu",
+            "nltk-bleu",
+            "nltk-chrf",
+            "nist",
+        ],
+        false => &[
+            "bleu",
+            "chrf",
+            "gleu",
+            "multi-bleu",
+            "nltk-bleu",
+            "nltk-chrf",
+        ],
+    };
+    if given("lowercase") && !selects(lowercase_readers) {
+        notes.push(format!(
+            "--lowercase has no effect on the metrics selected ({}): ter folds case unless \
+             --ter-case-sensitive, and nist (with mteval's tokenization) and mteval-bleu \
+             unless --case-sensitive",
+            names.join(",")
+        ));
     }
     let tokenizer = matches
         .get_one::<String>("tokenize")
