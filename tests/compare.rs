@@ -520,6 +520,37 @@ fn metric_options_are_the_scoring_commands() {
     );
 }
 
+/// `compare --help` lists the options of the metrics it can resample, not those of the
+/// metrics it refuses (regression: it listed the NLTK, multi-bleu, NIST and mteval sections).
+#[test]
+fn help_lists_only_the_options_of_metrics_compare_supports() {
+    let out = compare(&["--help"]);
+    out.assert_success();
+    let help = out.stdout_str();
+    for shown in [
+        "BLEU options:",
+        "chrF options:",
+        "TER options:",
+        "GLEU options:",
+        "--tokenize",
+    ] {
+        assert!(help.contains(shown), "{shown}: {help}");
+    }
+    for hidden in [
+        "NIST options",
+        "--nist-order",
+        "NLTK BLEU options",
+        "--nltk-smoothing",
+        "multi-bleu options",
+        "NLTK chrF options",
+        "mteval options",
+        "--mteval-international",
+        "\n      --case-sensitive\n",
+    ] {
+        assert!(!help.contains(hidden), "{hidden}: {help}");
+    }
+}
+
 #[test]
 fn bad_input_is_refused_with_line_numbers() {
     let dir = TempDir::new("bad");
@@ -586,6 +617,13 @@ fn bad_input_is_refused_with_line_numbers() {
         b"",
         2,
         "compare supports bleu, chrf, ter, gleu",
+    );
+    // The refused metric's own options still parse, so the refusal is what is said.
+    check(
+        &["-r", &r, "-m", "nist", "--nist-order", "4", "-i", &s, &s],
+        b"",
+        2,
+        "metric 'nist' cannot be resampled",
     );
     check(&["-r", &r, "-m", "tER"], b"", 2, "unknown metric 'tER'");
     check(&["-i", &s, &s], b"", 2, "--ref <FILE>");

@@ -118,6 +118,17 @@ pub fn names() -> impl Iterator<Item = &'static str> {
     REGISTRY.iter().map(|e| e.name)
 }
 
+/// Whether the metric of `e` has a vector form (`compare` and `--confidence` resample it),
+/// judged on its default settings: a metric has one for all settings or for none.
+pub fn resamplable(e: &Entry) -> bool {
+    let matches = (e.args)(Command::new("x"))
+        .no_binary_name(true)
+        .try_get_matches_from(std::iter::empty::<&str>());
+    matches.is_ok_and(|m| {
+        (e.from_args)(&CommonArgs::default(), &m).is_ok_and(|m| m.vector_len().is_some())
+    })
+}
+
 /// Adds every metric's options to `cmd`. (clap's derived `augment_args` also sets the
 /// command's description from the options struct's doc comment; the command keeps its own.)
 pub fn augment(cmd: Command) -> Command {
@@ -301,6 +312,18 @@ mod tests {
 
     /// Regression: clap's derived `augment_args` set the scoring command's description to the
     /// doc comment of the last metric's options struct.
+    /// The metrics `compare` can resample, judged on default settings (its `--help` hides the
+    /// others' options).
+    #[test]
+    fn resamplable_metrics_are_those_with_a_vector_form() {
+        let names: Vec<&str> = REGISTRY
+            .iter()
+            .filter(|e| resamplable(e))
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(names, ["bleu", "chrf", "ter", "gleu"]);
+    }
+
     #[test]
     fn augmenting_keeps_the_command_s_description() {
         let cmd = augment(Command::new("x").about("short").long_about("long"));

@@ -147,8 +147,32 @@ pub struct CompareArgs {
 
 /// The `compare` command: [`CompareArgs`] plus every registered metric's own options, so
 /// that a metric is set up exactly as the scoring command sets it up.
+///
+/// The options of metrics that compare refuses (no vector form: [`registry::resamplable`]),
+/// and mteval's tokenization switches that only they read, are parsed but hidden from
+/// `--help`, so that the help lists what compare can use, while `compare -m nist
+/// --nist-order 4` still gets the refusal that names the metrics it supports rather than an
+/// unknown-option error.
 pub fn command() -> clap::Command {
-    crate::cli::hyphen_values(registry::augment(CompareArgs::command()))
+    let cmd = registry::augment(CompareArgs::command());
+    let mut hidden: Vec<String> = ["mteval_international", "case_sensitive"]
+        .map(String::from)
+        .to_vec();
+    for e in registry::REGISTRY
+        .iter()
+        .filter(|e| !registry::resamplable(e))
+    {
+        hidden.extend(
+            (e.args)(clap::Command::new("x"))
+                .get_arguments()
+                .map(|a| a.get_id().to_string()),
+        );
+    }
+    let cmd = cmd.mut_args(|a| {
+        let hide = a.is_hide_set() || hidden.iter().any(|id| a.get_id() == id.as_str());
+        a.hide(hide)
+    });
+    crate::cli::hyphen_values(cmd)
 }
 
 /// Runs `bleu-stream compare` (`args` includes the program name and `compare`).
