@@ -1268,6 +1268,28 @@ fn nist_with_a_varying_number_of_references_is_refused_when_inexact() {
             "{nist:?}"
         );
     }
+    // NLTK's corpus_nist does not read mteval's average reference length: 1 and 3 references
+    // split and merge bit for bit (regression, NLTK audit: refused with mteval's reason).
+    let c = Corpus::new(
+        "nist 1/3 refs",
+        split_keeping_ends(format!("{one_ref}{three_refs}{one_ref}").as_bytes()),
+        &["--input", "tsv", "--refs", "any"],
+    );
+    let nltk = strings(&[
+        "-m",
+        "nist",
+        "--nist-compat",
+        "nltk",
+        "--nist-tokenize",
+        "none",
+    ]);
+    for cuts in [&[1][..], &[2], &[1, 2]] {
+        assert_eq!(
+            check_split(&c, &nltk, cuts, true),
+            Ok(Outcome::Same),
+            "{cuts:?}"
+        );
+    }
 }
 
 /// `--fail-under` applies to the merged score (exit 3), and `-b` prints one score per metric.

@@ -394,7 +394,10 @@ impl Metric for Nist {
             t.matched.add(g, m.count);
         }
         t.nrefs.add(nrefs);
-        if nrefs > 0 {
+        // Only mteval's brevity penalty reads the average reference length (NLTK's
+        // `corpus_nist` sums the best references' lengths): NLTK mode leaves the sum at 0, so
+        // that its documents split and merge whatever the numbers of references.
+        if nrefs > 0 && self.config.compat == NistCompat::Mteval {
             let x = seg_words as f64 / nrefs as f64;
             let exact = x * nrefs as f64 == seg_words as f64;
             t.add_avg_ref_len(x, exact);
@@ -457,9 +460,12 @@ impl Metric for Nist {
     /// mteval's average reference length with a varying number of references is a sequential
     /// float sum of words/references per segment; once a term or partial sum has been rounded,
     /// shards would round differently.
+    /// NLTK's `corpus_nist` does not read that sum (found by the NLTK audit: its documents were
+    /// refused with mteval's reason).
     fn totals_refusal(&self, t: &NistTotals) -> Option<String> {
         let varying = t.nrefs.range().is_some_and(|(lo, hi)| lo != hi);
-        (varying && !t.avg_ref_len_exact).then(|| {
+        let mteval = self.config.compat == NistCompat::Mteval;
+        (mteval && varying && !t.avg_ref_len_exact).then(|| {
             "nist: with a varying number of references (not all powers of two), mteval's \
              average reference length is a rounded float sum that depends on how the input is \
              split"
