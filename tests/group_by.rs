@@ -619,6 +619,75 @@ fn key_diagnostics_say_what_is_wrong_with_the_line() {
         "{err}"
     );
     assert!(!err.contains("-r ref.txt"), "{err}");
+    // The wrong form of --group-by for the input (group audit: "empty line" for every JSON
+    // record under col:1, each whole line a group; "invalid JSON" with no hint for TSV under
+    // a field name).
+    let err = stderr("col:1", "{\"system\":\"a\",\"hyp\":\"a\",\"ref\":\"a\"}\n");
+    assert!(
+        err.contains(
+            "line 1: one field: --group-by col:1 reads TSV, and this line looks like a JSON \
+             record (a JSONL field is --group-by NAME)"
+        ),
+        "{err}"
+    );
+    let err = stderr("col:1", "sysA\n");
+    assert!(
+        err.contains("line 1: one field: --group-by col:1 expects a key column"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("empty line") && !err.contains("-r ref.txt"),
+        "{err}"
+    );
+    let err = stderr("system", "a\tb\tc\n");
+    assert!(
+        err.contains("--group-by system reads JSON Lines (a TSV column is --group-by col:N)"),
+        "{err}"
+    );
+}
+
+/// A byte order mark starting a TSV line is not part of a first-column key (regression, group
+/// audit: `\u{feff}sysA` became a group of its own beside `sysA`, the two shown alike).
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_key() {
+    let out = run(
+        &["--group-by", "col:1", "-f", "jsonl", "--corpus-only"],
+        "\u{feff}sysA\ta b c\ta b c\nsysA\ta b\ta b\n",
+    );
+    let records = out.jsonl().unwrap();
+    let groups: Vec<&Value> = records.iter().filter_map(|r| r.get("group")).collect();
+    assert_eq!(groups, [&json!("sysA")], "{}", out.describe());
+    assert!(!out.stderr_str().contains("warning"), "{}", out.describe());
+}
+
+/// A first line of only a key and a hypothesis is bad, and does not fix the number of fields
+/// of the lines after it (regression, group audit: every good line then failed with "3 fields
+/// but line 1 has 2").
+#[test]
+fn a_key_and_hypothesis_line_does_not_fix_the_number_of_fields() {
+    let out = Cmd::new()
+        .args(["--group-by", "col:1", "-b"])
+        .stdin("k\thyp only\nk\ta b\ta b\nk\tx\tx\n")
+        .run();
+    out.assert_success();
+    let err = out.stderr_str();
+    assert!(err.contains("line 1: only 2 fields"), "{err}");
+    assert!(!err.contains("line 2") && !err.contains("line 3"), "{err}");
+    assert!(
+        err.contains("1 bad line") || !err.contains("error"),
+        "{err}"
+    );
+    // The later lines are framed by the first with a reference: a stray TAB is still caught.
+    let out = Cmd::new()
+        .args(["--group-by", "col:1", "-b"])
+        .stdin("k\thyp only\nk\ta b\ta b\nk\tx\ty\tz\n")
+        .run();
+    assert!(
+        out.stderr_str()
+            .contains("line 3: 3 fields but line 2 has 2"),
+        "{}",
+        out.describe()
+    );
 }
 
 /// Regression (output audit): with several `--weights` sets, the Prometheus file had each

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::cli::Config;
 use crate::diagnostic::{diagnostic, io_message};
+use crate::input::group::GroupBy;
 use crate::input::reader::{LineReader, Plan, ReaderState, Source};
 use crate::output::{report_file, BadLines, OutputStream, Sink};
 use crate::pipeline::{self, Control};
@@ -290,6 +291,7 @@ fn open(config: &Config) -> Result<Plan, String> {
     let reader = |s: &crate::input::reader::Source| -> Result<LineReader, String> {
         Ok(s.reader()?.max_line(config.max_line_bytes))
     };
+    let key_column = matches!(config.settings.group_by, Some(GroupBy::Column(_)));
     if let Some(path) = &config.follow {
         // Fail now, not in the reader thread, if the file cannot be read at all. A file that does
         // not exist yet is waited for, like `tail -F`. A FIFO is not opened here: opening it
@@ -315,6 +317,7 @@ fn open(config: &Config) -> Result<Plan, String> {
             path: path.clone(),
             format: config.input,
             refs: config.nrefs,
+            key_column,
             max_line: config.max_line_bytes,
         });
     }
@@ -327,6 +330,7 @@ fn open(config: &Config) -> Result<Plan, String> {
                 .collect::<Result<_, _>>()?,
             format: config.input,
             refs: config.nrefs,
+            key_column,
         })
     } else {
         let mut streams = vec![reader(&config.sources[0])?];

@@ -177,6 +177,23 @@ fn column_key<'a>(
     key: &mut Vec<u8>,
 ) -> Result<&'a [u8], String> {
     // Field boundaries: start of field n (0-based n - 1) and its end.
+    // A line of one field, not blank: nothing is left once the key is taken out. Said as
+    // such (it read as "empty line"), and a JSON record as the other form of --group-by.
+    if memchr::memchr(b'\t', line).is_none() && !super::is_blank(line) {
+        let body = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
+        return Err(if body.trim_ascii_start().starts_with(b"{") {
+            format!(
+                "one field: --group-by col:{n} reads TSV, and this line looks like a JSON record \
+                 (a JSONL field is --group-by NAME)"
+            )
+        } else {
+            format!(
+                "one field: --group-by col:{n} expects a key column besides \
+                 hypothesis<TAB>reference[<TAB>reference…] (paste keys hyp ref | bleu-stream \
+                 --group-by col:1)"
+            )
+        });
+    }
     let mut start = 0usize;
     for _ in 1..n {
         match memchr::memchr(b'\t', &line[start..]) {
@@ -189,8 +206,17 @@ fn column_key<'a>(
         }
     }
     let end = memchr::memchr(b'\t', &line[start..]).map_or(line.len(), |t| start + t);
-    let text =
-        decode(&line[start..end], utf8).map_err(|e| format!("group key (column {n}): {e}"))?;
+    // A byte order mark starting the line belongs to the file (a Windows tool's, or the second
+    // file of `cat a b`), not to the key: as before a JSON record, it is not part of the
+    // value. Kept, it made `\u{feff}sysA` a group of its own beside `sysA`, shown alike (group
+    // audit).
+    let field = match start {
+        0 => line[..end]
+            .strip_prefix(b"\xef\xbb\xbf")
+            .unwrap_or(&line[..end]),
+        _ => &line[start..end],
+    };
+    let text = decode(field, utf8).map_err(|e| format!("group key (column {n}): {e}"))?;
     serde_json::to_writer(&mut *key, text.as_ref()).expect("writing to a Vec cannot fail");
     Ok(if start == 0 {
         // The first column: the rest follows its TAB (none: the line is only a key).
@@ -223,9 +249,17 @@ fn field_key(line: &[u8], name: &str, utf8: Utf8Policy, key: &mut Vec<u8>) -> Re
     let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
     let text = decode(line, utf8)?;
     let mut de = serde_json::Deserializer::from_str(&text);
-    let found = FieldSeed(name)
-        .deserialize(&mut de)
-        .map_err(|e| super::jsonl::syntax_message(&e))?;
+    let found = FieldSeed(name).deserialize(&mut de).map_err(|e| {
+        let message = super::jsonl::syntax_message(&e);
+        // TSV under a field name: say which form reads it (every line said "invalid JSON").
+        match text.trim_start().starts_with('{') {
+            true => message,
+            false => format!(
+                "{message}: --group-by {name} reads JSON Lines (a TSV column is --group-by \
+                 col:N)"
+            ),
+        }
+    })?;
     let Some(raw) = found else {
         return Err(format!("no \"{name}\" field (--group-by {name})"));
     };

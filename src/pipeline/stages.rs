@@ -349,6 +349,7 @@ mod tests {
             )],
             format: InputFormat::Tsv,
             refs: Refs::Unknown,
+            key_column: false,
         };
         let work = Tracking {
             on_worker: &on_worker,

@@ -98,6 +98,9 @@ pub enum Plan {
         sources: Vec<LineReader>,
         format: InputFormat,
         refs: Refs,
+        /// `--group-by col:N`: a TSV line holds a key column besides its hypothesis and
+        /// references ([`Batcher::settle_framing`]).
+        key_column: bool,
     },
     /// Parallel files read in lockstep: the hypothesis stream first, then one per reference.
     Parallel { streams: Vec<LineReader> },
@@ -110,6 +113,8 @@ pub enum Plan {
         path: PathBuf,
         format: InputFormat,
         refs: Refs,
+        /// As for [`Plan::Lines`].
+        key_column: bool,
         /// `--max-line-bytes`.
         max_line: usize,
     },
@@ -139,6 +144,7 @@ pub fn run(
         },
         next_line: 1,
         framing: None,
+        key_column: false,
         state: Arc::clone(&state),
     };
     let framing = |format, refs: Refs| match format {
@@ -157,8 +163,10 @@ pub fn run(
             sources,
             format,
             refs,
+            key_column,
         } => {
             out.framing = framing(format, refs);
+            out.key_column = key_column;
             read_lines(sources.into_iter().map(watch).collect(), refs, &mut out)
         }
         Plan::Parallel { streams } => {
@@ -173,9 +181,11 @@ pub fn run(
             path,
             format,
             refs,
+            key_column,
             max_line,
         } => {
             out.framing = framing(format, refs);
+            out.key_column = key_column;
             read_follow(&path, refs, max_line, &mut out)
         }
     };
@@ -201,6 +211,8 @@ struct Batcher {
     batch: Batch,
     next_line: u64,
     framing: Option<Framing>,
+    /// Lines hold a key column ([`Plan::Lines`]).
+    key_column: bool,
     state: Arc<ReaderState>,
 }
 
@@ -265,9 +277,12 @@ impl Batcher {
             refs: refs @ Refs::Unknown,
         }) = &mut self.framing
         {
-            // The first line with a TAB sets the number of fields of every other line.
+            // The first line with a TAB sets the number of fields of every other line; with a
+            // key column, the first with a reference besides the key and the hypothesis (a
+            // `key<TAB>hyp` line is bad, and made every good line after it bad too: "3 fields
+            // but line 1 has 2", group audit).
             let tabs = memchr::memchr_iter(b'\t', text).count();
-            if tabs > 0 {
+            if tabs > usize::from(self.key_column) {
                 *refs = Refs::AsLine {
                     line: self.next_line,
                     count: tabs,

@@ -79,6 +79,7 @@ fn auto_detects_jsonl_after_empty_lines() {
         sources: vec![reader(b"\n  {\"hyp\":\"a\",\"ref\":\"a\"}\n")],
         format: InputFormat::Auto,
         refs: Refs::Unknown,
+        key_column: false,
     };
     let batches = collect(plan);
     assert_eq!(
@@ -96,6 +97,7 @@ fn a_blank_line_with_a_tab_decides_tsv_and_the_number_of_references() {
         sources: vec![reader(b"\t\r\na\tb\tc\n")],
         format: InputFormat::Auto,
         refs: Refs::Unknown,
+        key_column: false,
     };
     let batches = collect(plan);
     assert_eq!(
@@ -109,6 +111,7 @@ fn a_blank_line_with_a_tab_decides_tsv_and_the_number_of_references() {
         sources: vec![reader(b" \n{\"hyp\":\"a\",\"ref\":\"a\"}\n")],
         format: InputFormat::Auto,
         refs: Refs::Unknown,
+        key_column: false,
     };
     let batches = collect(plan);
     assert_eq!(batches[0].framing, Some(Framing::Jsonl { refs: None }));
@@ -120,6 +123,7 @@ fn files_are_read_one_after_the_other() {
         sources: vec![reader(b"a\tb\nc\td"), reader(b"e\tf\n")],
         format: InputFormat::Tsv,
         refs: Refs::Unknown,
+        key_column: false,
     };
     let batches = collect(plan);
     assert_eq!(
@@ -225,6 +229,7 @@ fn a_stop_reads_no_more_but_keeps_every_complete_line_read() {
             sources: vec![LineReader::new(Box::new(source), "test".to_owned())],
             format: InputFormat::Tsv,
             refs: Refs::Unknown,
+            key_column: false,
         };
         let (tx, rx) = unbounded();
         run(plan, MAX_RECORDS, tx, crossbeam_channel::never(), state);
@@ -380,6 +385,7 @@ fn recycled_batches_come_back_empty_and_are_reused() {
         sources: vec![reader(b"a\tb\n")],
         format: InputFormat::Tsv,
         refs: Refs::Unknown,
+        key_column: false,
     };
     run(plan, MAX_RECORDS, tx, recycle_rx, Arc::default());
     let batches: Vec<Batch> = rx.into_iter().collect();
@@ -399,6 +405,7 @@ fn batches_are_cut_when_full() {
         sources: vec![reader(data)],
         format: InputFormat::Tsv,
         refs: Refs::Unknown,
+        key_column: false,
     });
     assert!(batches.len() >= 3);
     assert_eq!(records(&batches).len(), MAX_RECORDS * 2 + 5);
@@ -420,6 +427,7 @@ fn batches_respect_the_work_s_record_limit() {
         sources: vec![reader(data)],
         format: InputFormat::Tsv,
         refs: Refs::Unknown,
+        key_column: false,
     };
     run(plan, 256, tx, crossbeam_channel::never(), Arc::default());
     let batches: Vec<Batch> = rx.into_iter().collect();
@@ -451,6 +459,7 @@ fn only_streams_that_may_block_cut_a_batch_per_read() {
             sources: vec![r],
             format: InputFormat::Tsv,
             refs: Refs::Unknown,
+            key_column: false,
         })
     };
     let pipe = chunked(true);
