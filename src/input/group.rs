@@ -403,8 +403,13 @@ mod tests {
         assert!(split(&GroupBy::Column(4), "h\tr\tk")
             .unwrap_err()
             .starts_with("no column 4"));
-        // Only a key: nothing left to frame.
-        assert_eq!(split(&first, "sys"), Ok(("\"sys\"".into(), "".into())));
+        // Only a key: nothing left to frame, said as such (and a JSON record told apart).
+        assert!(split(&first, "sys").unwrap_err().starts_with("one field:"));
+        assert!(split(&first, "{\"sys\":1}")
+            .unwrap_err()
+            .contains("a JSONL field is --group-by NAME"));
+        // A blank line stays an empty line (the framing says so).
+        assert_eq!(split(&first, " "), Ok(("\" \"".into(), "".into())));
     }
 
     #[test]
