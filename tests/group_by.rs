@@ -383,7 +383,8 @@ fn text_tables_and_prometheus_labels() {
     let input = "{\"g\":\"de-en\",\"hyp\":\"a b c\",\"ref\":\"a b c\"}\n\
                  {\"g\":\"a\\\"b\\\\c\\nd\",\"hyp\":\"a b\",\"ref\":\"a c\"}\n\
                  {\"g\":7,\"hyp\":\"a b\",\"ref\":\"a b\"}\n\
-                 {\"g\":\"7\",\"hyp\":\"a b\",\"ref\":\"a c\"}\n";
+                 {\"g\":\"7\",\"hyp\":\"a b\",\"ref\":\"a c\"}\n\
+                 {\"g\":\"\",\"hyp\":\"a b\",\"ref\":\"a b\"}\n";
     let dir = tempfile::tempdir().unwrap();
     let prom = dir.path().join("m.prom");
     let out = Cmd::new()
@@ -418,6 +419,8 @@ fn text_tables_and_prometheus_labels() {
             "7             chrF2   100.0000         1          0",
             "\"7\"           BLEU      0.0000         1          0",
             "\"7\"           chrF2    25.0000         1          0",
+            "\"\"            BLEU      0.0000         1          0",
+            "\"\"            chrF2   100.0000         1          0",
         ]
     );
     let metrics = std::fs::read_to_string(&prom).unwrap();
@@ -430,6 +433,12 @@ fn text_tables_and_prometheus_labels() {
         metrics.contains("bleu_stream_group_segments_total{group=\"7\",group_type=\"number\"} 1\n")
     );
     assert!(metrics.contains("bleu_stream_group_segments_total{group=\"7\"} 1\n"));
+    // The empty key: Prometheus reads `group=""` as no label, the overall series (regression,
+    // group audit).
+    assert!(
+        metrics.contains("bleu_stream_group_segments_total{group=\"\",group_type=\"empty\"} 1\n")
+    );
+    assert!(!metrics.contains("group=\"\"}"), "{metrics}");
     // No label set twice within a family.
     let samples: Vec<&str> = metrics
         .lines()

@@ -135,11 +135,16 @@ pub fn render(report: &CorpusReport) -> String {
 
 /// A group's labels: `group="7"`, and for a number key `group_type="number"` as well, so that
 /// the JSON number 7 and the string "7" (two groups) stay two series: a repeated label set
-/// makes the file invalid for Prometheus' textfile collector.
+/// makes the file invalid for Prometheus' textfile collector. The empty string gets
+/// `group_type="empty"`: Prometheus reads a label with an empty value as no label, so
+/// `group=""` alone named the overall series (found by the group audit).
 fn group_labels(g: &crate::output::GroupReport) -> String {
-    let group = escape(&g.label());
+    let label = g.label();
+    let group = escape(&label);
     if g.is_number() {
         format!("group=\"{group}\",group_type=\"number\"")
+    } else if label.is_empty() {
+        "group=\"\",group_type=\"empty\"".to_owned()
     } else {
         format!("group=\"{group}\"")
     }

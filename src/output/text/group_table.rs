@@ -77,26 +77,46 @@ pub fn render(groups: &[GroupReport], width: usize) -> String {
 }
 
 /// Whether a string key shown bare could be mistaken for another: empty, white space at an
-/// end (invisible in the column), or a backslash or control character (whose escapes would
-/// look alike).
+/// end (invisible in the column), a backslash (whose escapes would look alike), or a character
+/// that [`hidden`] shows escaped.
 fn unclear(label: &str) -> bool {
     label.is_empty()
         || label.starts_with(char::is_whitespace)
         || label.ends_with(char::is_whitespace)
         // A quote: the key `"7"` (quotes included) would look like the string 7 shown quoted.
-        || label.chars().any(|c| c == '\\' || c == '"' || c.is_control())
+        || label.chars().any(|c| c == '\\' || c == '"' || hidden(c))
 }
 
-/// A key with control characters escaped, so that a row stays one line, and bidirectional
-/// overrides too (as in diagnostics, [`crate::diagnostic::escaped`]), so that a key cannot
-/// reorder the columns after it on a terminal.
-fn printable(label: &str) -> String {
-    let mut out = String::with_capacity(label.len());
-    for c in label.chars() {
-        match (c.is_control(), crate::diagnostic::unsafe_char(c)) {
-            (true, _) => out.extend(c.escape_debug()),
-            (false, true) => out.extend(c.escape_unicode()),
-            (false, false) => out.push(c),
+/// A character a key cannot show raw in a table cell: a control character (a row must stay
+/// one line), a bidirectional embedding, override or isolate (it would reorder the columns
+/// after it, [`crate::diagnostic::unsafe_char`]), white space other than the ASCII space
+/// (U+00A0 or U+2028 in `a b` looks like a space or breaks the line), or a default-ignorable
+/// code point (Unicode's `Default_Ignorable_Code_Point`: zero-width spaces and joiners, the
+/// byte order mark, variation selectors…), which a terminal shows as nothing, so that
+/// `sys\u{200b}A` printed like `sysA` (group audit).
+fn hidden(c: char) -> bool {
+    crate::diagnostic::unsafe_char(c)
+        || (c.is_whitespace() && c != ' ')
+        || matches!(c,
+            '\u{ad}' | '\u{34f}' | '\u{61c}' | '\u{115f}'..='\u{1160}' | '\u{17b4}'..='\u{17b5}'
+            | '\u{180b}'..='\u{180f}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}' | '\u{3164}' | '\u{fe00}'..='\u{fe0f}' | '\u{feff}'
+            | '\u{ffa0}' | '\u{fff0}'..='\u{fff8}' | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}' | '\u{e0000}'..='\u{e0fff}')
+}
+
+/// A key's JSON text with every [`hidden`] character written as a JSON `\uXXXX` escape (a
+/// surrogate pair above U+FFFF), so that the cell stays valid JSON for the same string.
+fn printable(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if hidden(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
         }
     }
     out
@@ -134,9 +154,35 @@ mod tests {
              1234567  BLEU    10.25        12          1\n"
         );
         assert_eq!(render(&[], 2), "");
-        // Regression: a right-to-left override was printed raw.
-        let table = render(&[group("\"x\\u202ey\\u2066\"", 1.0)], 2);
-        assert!(table.contains("x\\u{202e}y\\u{2066} "), "{table}");
+        // Regression: a right-to-left override was printed raw, and then in Rust's escapes
+        // without quotes.
+        let table = render(&[group("\"x\u{202e}y\u{2066}\"", 1.0)], 2);
+        assert!(table.contains("\"x\\u202ey\\u2066\" "), "{table}");
+    }
+
+    /// Regression (group audit): keys with invisible characters printed like the plain key
+    /// (a zero-width space, a byte order mark), or broke the row (U+2028).
+    #[test]
+    fn invisible_characters_are_escaped_in_quotes() {
+        for (key, shown) in [
+            ("\"sys\u{200b}A\"", "\"sys\\u200bA\""),
+            ("\"\u{feff}sysA\"", "\"\\ufeffsysA\""),
+            ("\"a\u{2028}b\"", "\"a\\u2028b\""),
+            ("\"a\u{a0}b\"", "\"a\\u00a0b\""),
+            ("\"a\u{7f}\"", "\"a\\u007f\""),
+            ("\"t\u{e0041}\"", "\"t\\udb40\\udc41\""),
+        ] {
+            let table = render(&[group(key, 1.0), group("\"sysA\"", 2.0)], 2);
+            assert!(table.contains(&format!("{shown} ")), "{key}: {table}");
+            let decoded: String = serde_json::from_str(shown).unwrap();
+            assert_eq!(decoded, serde_json::from_str::<String>(key).unwrap());
+        }
+        // A plain key, and one with a visible non-ASCII letter, stay bare.
+        let table = render(&[group("\"sysA\"", 1.0), group("\"Übersetzer\"", 1.0)], 2);
+        assert!(
+            table.contains("\nsysA ") && table.contains("\nÜbersetzer "),
+            "{table}"
+        );
     }
 
     /// Regression (audit 2026-11-26): keys that are different groups printed alike — the
