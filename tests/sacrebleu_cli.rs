@@ -74,11 +74,26 @@ fn difference(rec: &Value, out: &Output, stdout_key: &str, status_key: &str) -> 
         why.push(format!("status {got_status}, sacrebleu {want_status}"));
     }
     if let Some(want_err) = rec["stderr"].as_str() {
-        if out.stderr_str() != want_err {
+        let got_err = out.stderr_str();
+        // The one documented addition: after sacreBLEU's "different lengths" message, a line
+        // naming the files and their line counts (and nothing else).
+        let (got_err, hint) = match got_err.split_once("bleu-stream: ") {
+            Some((before, hint)) if want_err.contains("have different lengths") => {
+                (before.to_owned(), Some(hint.to_owned()))
+            }
+            _ => (got_err, None),
+        };
+        if got_err != want_err {
             why.push(format!(
-                "stderr:\n--- sacrebleu\n{want_err}--- ours\n{}",
-                out.stderr_str()
+                "stderr:\n--- sacrebleu\n{want_err}--- ours\n{got_err}"
             ));
+        }
+        if let Some(hint) = hint {
+            if !hint.contains("lines and") || hint.matches('\n').count() != 1 {
+                why.push(format!(
+                    "the length hint is not one line naming counts: {hint}"
+                ));
+            }
         }
     }
     (!why.is_empty()).then(|| why.join("\n"))
@@ -607,6 +622,27 @@ fn differential_sacrebleu_cli_against_the_real_sacrebleu() {
         failures.is_empty(),
         "seed {seed}:\n{}",
         failures.join("\n\n")
+    );
+}
+
+/// Files of different lengths: sacreBLEU's message, status 1, then one line naming each file
+/// and its line count (regression, drop-in audit: the message said neither).
+#[test]
+fn different_lengths_name_the_files_and_counts() {
+    let dir = TempDir::new("sacrecli-lengths");
+    let r = dir.file_str("ref.txt", "a\nb\nc\n");
+    let h = dir.file_str("hyp.txt", "a\nb\n");
+    let out = Cmd::new().args(["sacrebleu", &r, "-i", &h]).run();
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert_eq!(out.stdout_str(), "");
+    assert_eq!(
+        out.stderr_str(),
+        format!(
+            "sacreBLEU: System and reference streams have different lengths.\n\
+             bleu-stream: '{h}' has 2 lines and '{r}' 3: every system line pairs with the line \
+             of each reference at the same number (a line missing or extra, or a truncated \
+             file?)\n"
+        )
     );
 }
 

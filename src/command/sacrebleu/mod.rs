@@ -375,7 +375,7 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
             1,
         ));
     }
-    for s in &systems {
+    for (s, name) in systems.iter().zip(&names) {
         if s.is_empty() {
             let name = args
                 .test_set
@@ -399,7 +399,30 @@ fn run(args: &Args, log: &Log, out: &mut String) -> Result<(), End> {
                 ]);
             }
             let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-            return Err(fail(log, &lines, 1));
+            let End(mut text, status) = fail(log, &lines, 1);
+            // sacreBLEU's message names neither file nor count; one more line says which
+            // (found by the drop-in audit: the scoring command's message says it, this did not).
+            let counts: Vec<String> = refs
+                .iter()
+                .enumerate()
+                .map(|(k, r)| {
+                    let file = match args.refs.len() == refs.len() {
+                        true => py_str_repr(&args.refs[k]),
+                        false => format!("reference {}", k + 1),
+                    };
+                    format!("{file} {}", r.len())
+                })
+                .collect();
+            text.push_str(&crate::diagnostic::escaped(&format!(
+                "bleu-stream: {} has {} lines and {}: every system line pairs with the line of \
+                 each reference at the same number (a line missing or extra, or a truncated \
+                 file?)",
+                py_str_repr(name),
+                s.len(),
+                counts.join(", ")
+            )));
+            text.push('\n');
+            return Err(End(text, status));
         }
     }
 
