@@ -6,7 +6,8 @@
 //!   excerpts), grouped by the feature they exercise; plus the link trick (a link named
 //!   `sacrebleu` to the binary).
 //! * Conformance: the 37 command lines of `../shared/vectors/sacrebleu/cli/cli_outputs.jsonl`,
-//!   byte for byte (stdout, stderr, status); prints `conformance sacrebleu-cli: N/37 identical`.
+//!   byte for byte (stdout, stderr, status; stderr may add the one documented line after a
+//!   length mismatch); prints `conformance sacrebleu-cli: N/37 identical`.
 //! * Differential: seeded random argument combinations over WMT22 files, run through the real
 //!   `sacrebleu` and through the drop-in; prints the seed and case count
 //!   (`BLEU_STREAM_SACRECLI_SEED`, `BLEU_STREAM_SACRECLI_CASES` to replay or widen). Skipped
