@@ -250,6 +250,11 @@ fn field_key(line: &[u8], name: &str, utf8: Utf8Policy, key: &mut Vec<u8>) -> Re
     let text = decode(line, utf8)?;
     let mut de = serde_json::Deserializer::from_str(&text);
     let found = FieldSeed(name).deserialize(&mut de).map_err(|e| {
+        // Valid JSON with the key twice: said as a record's fields are (`"hyp" given twice`).
+        let twice = format!("\"{name}\" given twice");
+        if e.is_data() && e.to_string().starts_with(&twice) {
+            return twice;
+        }
         let message = super::jsonl::syntax_message(&e);
         // TSV under a field name: say which form reads it (every line said "invalid JSON").
         match text.trim_start().starts_with('{') {
@@ -429,9 +434,12 @@ mod tests {
         assert!(key(r#"{"sys":["a"]}"#)
             .unwrap_err()
             .ends_with("not an array"));
-        assert!(key(r#"{"sys":"a","sys":"b"}"#)
-            .unwrap_err()
-            .contains("given twice"));
+        // As a record's own fields are said (regression, group audit: `invalid JSON: "sys"
+        // given twice (column 17)`).
+        assert_eq!(
+            key(r#"{"sys":"a","sys":"b"}"#),
+            Err("\"sys\" given twice".into())
+        );
     }
 
     /// Integers keep their 64-bit values; one past that range would be rounded to a double
