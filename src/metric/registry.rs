@@ -249,26 +249,13 @@ fn common_options_without_effect(names: &[String], matches: &ArgMatches) -> Vec<
             names.join(",")
         ));
     }
-    let lowercase_readers: &[&str] = match nist_split {
-        true => &[
-            "bleu",
-            "chrf",
-            "gleu",
-            "multi-bleu",
-            "nltk-bleu",
-            "nltk-chrf",
-            "nist",
-        ],
-        false => &[
-            "bleu",
-            "chrf",
-            "gleu",
-            "multi-bleu",
-            "nltk-bleu",
-            "nltk-chrf",
-        ],
+    let reads_lowercase = |name: &str| {
+        matches!(
+            name,
+            "bleu" | "chrf" | "gleu" | "multi-bleu" | "nltk-bleu" | "nltk-chrf"
+        ) || (nist_split && name == "nist")
     };
-    if given("lowercase") && !selects(lowercase_readers) {
+    if given("lowercase") && !names.iter().any(|n| reads_lowercase(n)) {
         notes.push(format!(
             "--lowercase has no effect on the metrics selected ({}): ter folds case unless \
              --ter-case-sensitive, and nist (with mteval's tokenization) and mteval-bleu \
