@@ -176,7 +176,6 @@ fn column_key<'a>(
     scratch: &'a mut Vec<u8>,
     key: &mut Vec<u8>,
 ) -> Result<&'a [u8], String> {
-    // Field boundaries: start of field n (0-based n - 1) and its end.
     // A line of one field, not blank: nothing is left once the key is taken out. Said as
     // such (it read as "empty line"), and a JSON record as the other form of --group-by.
     if memchr::memchr(b'\t', line).is_none() && !super::is_blank(line) {
@@ -194,6 +193,7 @@ fn column_key<'a>(
             )
         });
     }
+    // Field boundaries: start of field n (0-based n - 1) and its end.
     let mut start = 0usize;
     for _ in 1..n {
         match memchr::memchr(b'\t', &line[start..]) {
@@ -255,14 +255,19 @@ fn field_key(line: &[u8], name: &str, utf8: Utf8Policy, key: &mut Vec<u8>) -> Re
         if e.is_data() && e.to_string().starts_with(&twice) {
             return twice;
         }
+        // A blank line is said as without --group-by (it said "invalid JSON: EOF while
+        // parsing").
+        if text.trim().is_empty() {
+            return "empty line".to_owned();
+        }
         let message = super::jsonl::syntax_message(&e);
         // TSV under a field name: say which form reads it (every line said "invalid JSON").
-        match text.trim_start().starts_with('{') {
-            true => message,
-            false => format!(
+        match text.contains('\t') && !text.trim_start().starts_with('{') {
+            true => format!(
                 "{message}: --group-by {name} reads JSON Lines (a TSV column is --group-by \
                  col:N)"
             ),
+            false => message,
         }
     })?;
     let Some(raw) = found else {
@@ -440,6 +445,10 @@ mod tests {
             key(r#"{"sys":"a","sys":"b"}"#),
             Err("\"sys\" given twice".into())
         );
+        // The hint for TSV under a field name is for lines with a TAB only.
+        assert_eq!(key("  "), Err("empty line".into()));
+        assert!(!key("[1]").unwrap_err().contains("reads JSON Lines"));
+        assert!(key("a\tb").unwrap_err().contains("reads JSON Lines"));
     }
 
     /// Integers keep their 64-bit values; one past that range would be rounded to a double
