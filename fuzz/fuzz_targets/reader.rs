@@ -96,6 +96,7 @@ fuzz_target!(|data: &[u8]| {
         sources: vec![LineReader::new(stream(), "fuzz".to_owned()).max_line(max_line)],
         format: InputFormat::Tsv,
         refs: Refs::Any,
+        key_column: false,
     };
     // A record limit from the header too (1 to 8, as a work with large statistics asks for
     // small batches), so that batches are cut by count as well as at line limits.
