@@ -13,6 +13,8 @@
 
 use std::fmt::Write as _;
 
+use unicode_width::UnicodeWidthStr;
+
 use super::score_only;
 use crate::output::GroupReport;
 
@@ -44,10 +46,10 @@ pub fn render(groups: &[GroupReport], width: usize) -> String {
             ]);
         }
     }
-    let mut widths = header.map(|h| h.chars().count());
+    let mut widths = header.map(UnicodeWidthStr::width);
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
+            *w = (*w).max(cell.width());
         }
     }
     let mut s = String::new();
@@ -57,7 +59,8 @@ pub fn render(groups: &[GroupReport], width: usize) -> String {
             if i > 0 {
                 l.push_str("  ");
             }
-            let pad = w - cell.chars().count();
+            // Terminal columns, not characters: a CJK system name takes two a character.
+            let pad = w - cell.width();
             // Text left, numbers right.
             if i < 2 {
                 l.push_str(cell);
@@ -158,6 +161,22 @@ mod tests {
         // without quotes.
         let table = render(&[group("\"x\u{202e}y\u{2066}\"", 1.0)], 2);
         assert!(table.contains("\"x\\u202ey\\u2066\" "), "{table}");
+    }
+
+    /// Columns line up on a terminal with wide characters in a key (group audit: CJK names
+    /// pushed the columns after them one place per character).
+    #[test]
+    fn wide_characters_take_two_columns() {
+        let table = render(&[group("\"東京\"", 1.0), group("\"abcd\"", 2.0)], 2);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[1], "東京   BLEU     1.00        12          1",
+            "{table}"
+        );
+        assert_eq!(
+            lines[2], "abcd   BLEU     2.00        12          1",
+            "{table}"
+        );
     }
 
     /// Regression (group audit): keys with invisible characters printed like the plain key
