@@ -224,9 +224,7 @@ fn build_metrics(args: &CompareArgs, matches: &ArgMatches) -> Result<Vec<Metric>
     let resamplable = || -> Vec<&str> {
         registry::REGISTRY
             .iter()
-            .filter(|e| {
-                (e.from_args)(&args.common, matches).is_ok_and(|m| m.vector_len().is_some())
-            })
+            .filter(|e| registry::resamplable(e))
             .map(|e| e.name)
             .collect()
     };
