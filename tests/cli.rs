@@ -1482,3 +1482,73 @@ fn a_nan_interval_is_spelled_as_python_spells_it() {
         out.describe()
     );
 }
+
+/// Lines are numbered across all input files (rows and JSONL error records follow that
+/// numbering), so with several files a diagnostic also names the file and the line's own number
+/// there: `line 3` alone sent a user of `bleu-stream a.tsv b.tsv` to a two-line b.tsv's
+/// nonexistent line 3. One file, or `-r`, keeps `line N`; `--first-line` shifts the numbers
+/// across all files, not the file's own.
+#[test]
+fn diagnostics_with_several_files_name_the_file_and_its_line() {
+    let dir = tempdir("several-files");
+    let (a, b) = (dir.join("a.tsv"), dir.join("b.tsv"));
+    std::fs::write(&a, "a b\ta b\n").unwrap();
+    std::fs::write(&b, "x y\tx y\nbad\n").unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let out = Cmd::new().args([a, b]).run();
+    out.assert_success();
+    assert_eq!(out.stdout_str(), "100.00\n100.00\n\n", "{}", out.describe());
+    assert!(
+        out.stderr_str()
+            .starts_with(&format!("bleu-stream: warning: line 3 ({b}:2): no TAB")),
+        "{}",
+        out.stderr_str()
+    );
+    let out = Cmd::new()
+        .args([
+            "--on-error",
+            "fail",
+            "--first-line",
+            "101",
+            "-f",
+            "jsonl",
+            a,
+            b,
+        ])
+        .run();
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr_str()
+            .starts_with(&format!("bleu-stream: error: line 103 ({b}:2): no TAB")),
+        "{}",
+        out.stderr_str()
+    );
+    assert!(
+        out.stdout_str().contains("\"line\":103"),
+        "{}",
+        out.stdout_str()
+    );
+    // Standard input among the files is named as such.
+    let out = Cmd::new().args(["-", b]).stdin("c\tc\nd\td\n").run();
+    assert!(
+        out.stderr_str()
+            .starts_with(&format!("bleu-stream: warning: line 4 ({b}:2): no TAB")),
+        "{}",
+        out.stderr_str()
+    );
+    let out = Cmd::new().args(["-", a]).stdin("c\nd\td\n").run();
+    assert!(
+        out.stderr_str()
+            .starts_with("bleu-stream: warning: line 1 (<stdin>:1): no TAB"),
+        "{}",
+        out.stderr_str()
+    );
+    // One file: the number alone.
+    let out = Cmd::new().args([b]).run();
+    assert!(
+        out.stderr_str()
+            .starts_with("bleu-stream: warning: line 2: no TAB"),
+        "{}",
+        out.stderr_str()
+    );
+}

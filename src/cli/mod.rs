@@ -64,8 +64,9 @@ See bleu-stream(1) for the output formats and every option.";
     max_term_width = 100
 )]
 pub struct Args {
-    /// Input files, read one after the other; `-` is standard input (the default). With -r: the
-    /// one hypothesis file.
+    /// Input files, read one after the other; `-` is standard input (the default). Lines are
+    /// numbered across all files; with several, a diagnostic also names the file and its own
+    /// line (`line 3 (b.tsv:2)`). With -r: the one hypothesis file.
     #[arg(value_name = "FILE")]
     pub files: Vec<String>,
 

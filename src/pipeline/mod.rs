@@ -216,6 +216,8 @@ pub fn run(
         merger: Merger::new(metrics, settings, resampler),
         sink,
     };
+    merging.merger.watch.reader = Arc::clone(&control.reader);
+    merging.merger.watch.line_offset = settings.first_line.saturating_sub(1);
     let result = stages::run(
         plan,
         &work,
@@ -478,11 +480,9 @@ impl<'a> Merger<'a> {
                         false => match groups.get(key, self.metrics) {
                             Ok(group) => Some(group),
                             Err(message) => {
-                                crate::diagnostic::diagnostic(&format!(
-                                    "error: line {line}: {message}"
-                                ));
-                                self.note =
-                                    Some(format!("stopped at line {line}: too many groups"));
+                                let at = self.watch.line(line);
+                                crate::diagnostic::diagnostic(&format!("error: {at}: {message}"));
+                                self.note = Some(format!("stopped at {at}: too many groups"));
                                 self.failed_on_bad_line = true;
                                 return Ok(false);
                             }
@@ -500,7 +500,8 @@ impl<'a> Merger<'a> {
                     OnError::Warn => self.watch.diagnostic("warning", line, message),
                     OnError::Skip => {}
                     OnError::Fail => {
-                        crate::diagnostic::diagnostic(&format!("error: line {line}: {message}"));
+                        let at = self.watch.line(line);
+                        crate::diagnostic::diagnostic(&format!("error: {at}: {message}"));
                         if write_rows && sink.format == Format::Jsonl {
                             sink.out.write_all(row)?;
                         }
@@ -527,8 +528,8 @@ impl<'a> Merger<'a> {
                     }
                     if let Some(r) = &mut group.resampler {
                         if let Err(message) = r.add(self.metrics, &done.stats, good, line) {
-                            self.input_error =
-                                Some(format!("line {line}: --confidence: {message}"));
+                            let at = self.watch.line(line);
+                            self.input_error = Some(format!("{at}: --confidence: {message}"));
                             return Ok(false);
                         }
                     }
@@ -537,7 +538,8 @@ impl<'a> Merger<'a> {
                 if let Some(r) = &mut self.resampler {
                     if let Err(message) = r.add(self.metrics, &done.stats, good, line) {
                         // Only a segment with more than 2^32 of one count gets here.
-                        self.input_error = Some(format!("line {line}: --confidence: {message}"));
+                        let at = self.watch.line(line);
+                        self.input_error = Some(format!("{at}: --confidence: {message}"));
                         return Ok(false);
                     }
                 }

@@ -3,8 +3,10 @@
 //! the wrong shape does not flood the terminal.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::diagnostic::diagnostic;
+use crate::input::reader::ReaderState;
 use crate::input::{Framing, Segment};
 
 /// The hypothesis is empty.
@@ -79,6 +81,10 @@ pub struct Watch {
     hinted_jsonl: bool,
     /// The warning that a `-r` hypothesis looks like a TSV or JSONL record was given.
     warned_record: bool,
+    /// The reader's state: which input file a line number is in ([`Watch::line`]).
+    pub reader: Arc<ReaderState>,
+    /// `--first-line` − 1: what the line numbers shown add to the reader's.
+    pub line_offset: u64,
 }
 
 impl Watch {
@@ -90,6 +96,12 @@ impl Watch {
             detected,
             ..Watch::default()
         }
+    }
+
+    /// How a diagnostic names input line `line`: `line 3`, and with several input files also
+    /// the file and the line's own number in it, `line 3 (b.tsv:2)` ([`ReaderState::file_line`]).
+    pub fn line(&self, line: u64) -> String {
+        line_label(&self.reader, self.line_offset, line)
     }
 
     /// The framing of the batch at hand (JSONL or TSV once the reader has decided it).
@@ -107,20 +119,22 @@ impl Watch {
             // input audit).
             self.warned_record = true;
             diagnostic(&format!(
-                "warning: line {line}: the hypothesis has a TAB or starts with '{{\"': with -r, \
+                "warning: {}: the hypothesis has a TAB or starts with '{{\"': with -r, \
                  each line of the hypothesis file is one sentence, TABs and all (as sacreBLEU \
                  reads it); to score hypothesis<TAB>reference lines (paste) or JSON Lines, leave \
-                 out -r"
+                 out -r",
+                self.line(line)
             ));
         }
         if f & TOKENIZED != 0 && self.detokenized {
             self.tokenized += 1;
             if self.tokenized == TOKENIZED_LINES {
                 diagnostic(&format!(
-                    "warning: line {line}: that's {TOKENIZED_LINES} hypotheses that end in a \
+                    "warning: {}: that's {TOKENIZED_LINES} hypotheses that end in a \
                      tokenized period (' .'): the output looks tokenized, which hurts BLEU on \
                      detokenized references (sacreBLEU warns the same); score detokenized \
-                     text"
+                     text",
+                    self.line(line)
                 ));
             }
         }
@@ -153,7 +167,8 @@ impl Watch {
             *suppressed += 1;
         } else if *printed < DIAGNOSTICS_PER_KIND {
             *printed += 1;
-            let mut text = format!("{severity}: line {line}: {message}");
+            let at = line_label(&self.reader, self.line_offset, line);
+            let mut text = format!("{severity}: {at}: {message}");
             let not_json = message.starts_with("invalid JSON") || message.starts_with("not a JSON");
             if self.detected
                 && self.segments == 0
@@ -217,13 +232,22 @@ impl Watch {
                     "an empty reference"
                 };
                 diagnostic(&format!(
-                    "warning: the last {n} lines, from line {start} on, have {what}: the inputs \
+                    "warning: the last {n} lines, from {} on, have {what}: the inputs \
                      probably differ in length (paste pads the shorter file with empty fields), \
                      and the score counts those lines; check with `wc -l`, or give the files \
-                     with -r, which reports a length mismatch as an error"
+                     with -r, which reports a length mismatch as an error",
+                    self.line(start)
                 ));
             }
         }
+    }
+}
+
+/// [`Watch::line`] (a function of the fields it reads, for where the watch is borrowed).
+fn line_label(reader: &ReaderState, offset: u64, line: u64) -> String {
+    match reader.file_line(line.saturating_sub(offset)) {
+        Some((name, n)) => format!("line {line} ({name}:{n})"),
+        None => format!("line {line}"),
     }
 }
 

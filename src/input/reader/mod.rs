@@ -47,6 +47,9 @@ pub struct ReaderState {
     /// worker has scored it ([`ReaderState::oversize_done`]).
     oversize: Mutex<bool>,
     oversize_freed: Condvar,
+    /// With several input files: the first line number of each file read so far, and its name
+    /// ([`ReaderState::line_label`]).
+    file_starts: Mutex<Vec<(u64, String)>>,
 }
 
 impl ReaderState {
@@ -75,6 +78,22 @@ impl ReaderState {
                 .unwrap_or_else(|e| e.into_inner());
         }
         *busy = true;
+    }
+
+    /// Input line `first_line` (counted over all files) is the first of file `name`.
+    fn file_starts(&self, first_line: u64, name: &str) {
+        let mut starts = self.file_starts.lock().unwrap_or_else(|e| e.into_inner());
+        starts.push((first_line, name.to_owned()));
+    }
+
+    /// With several input files, the file that line `line` (counted over all files, from 1)
+    /// is in and its number there: line numbers alone do not say where to look. A line the
+    /// reader has not reached yet (no caller asks for one) gets the last file read.
+    pub fn file_line(&self, line: u64) -> Option<(String, u64)> {
+        let starts = self.file_starts.lock().unwrap_or_else(|e| e.into_inner());
+        let at = starts.partition_point(|(first, _)| *first <= line);
+        let (first, name) = &starts[at.checked_sub(1)?];
+        Some((name.clone(), line - first + 1))
     }
 
     /// A worker has scored the oversize batch in flight (and dropped what it grew for it).
@@ -330,7 +349,11 @@ impl Batcher {
 }
 
 fn read_lines(sources: Vec<LineReader>, refs: Refs, out: &mut Batcher) -> Result<(), Stop> {
+    let several = sources.len() > 1;
     for mut source in sources {
+        if several {
+            out.state.file_starts(out.next_line, source.name());
+        }
         loop {
             // The lines already buffered in one pass once their framing is settled (on the
             // bench corpus the reader thread's CPU time falls by a quarter).
