@@ -5,7 +5,7 @@
 //! This module knows nothing of metrics, rows or reports: scoring ([`super::run`]) and `compare`
 //! plug in what they do per batch and per result, as ripgrep's searcher drives a `Sink`. What is
 //! shared is what must be right once: bounded channels (a slow merger slows the reader down
-//! instead of growing buffers), batch recycling, one oversize batch at a time, restoring input
+//! instead of growing buffers), batch recycling, a budget for long lines in flight, restoring input
 //! order, answering signals and the report timer while input pours in, and a graceful stop that
 //! finishes exactly the lines already read ([`ReaderState`]).
 
@@ -26,7 +26,7 @@ use crate::signals::Event;
 /// What the workers do with a batch.
 pub trait Work: Sync {
     /// A worker's own state, kept from batch to batch (tokenizer and n-gram workspaces). A new
-    /// one replaces it after an oversize batch, which grew it to a multiple of its longest line.
+    /// one replaces it after a batch with a long line, which grew it to a multiple of that line.
     type State: Send;
     /// What one batch gives the merger.
     type Done: Send;
@@ -99,6 +99,7 @@ pub fn run<W: Work, M: Merge<W::Done>>(
     // is full the merger frees the result itself.
     let (spent_tx, spent_rx) = bounded::<W::Done>(threads * 2);
     let state = Arc::clone(&control.reader);
+    state.workers(threads);
     let max_records = work.max_batch_records();
     thread::Builder::new()
         .name("reader".into())
@@ -125,9 +126,9 @@ pub fn run<W: Work, M: Merge<W::Done>>(
     })
 }
 
-/// Runs `work` on batches until the channel closes. After an oversize batch (one at a time, see
-/// [`ReaderState`]) the worker drops its state, which grew to a multiple of the line, and tells
-/// the reader it may send the next one (issue 19, point 3).
+/// Runs `work` on batches until the channel closes. After a batch with a long line (it held a
+/// share of the budget for long lines, see [`ReaderState`]) the worker drops its state, which
+/// grew to a multiple of the line, and gives the share back (issue 19, point 3).
 fn worker<W: Work>(
     work: &W,
     rx: Receiver<Batch>,
@@ -153,11 +154,12 @@ fn worker<W: Work>(
         };
         let seq = batch.seq;
         let done = work.batch(&mut state, &mut batch);
-        if batch.oversize {
+        if batch.held > 0 {
             state = work.state();
             // The batch's own buffers go too (`recycle` keeps only small ones).
+            let held = batch.held;
             drop(batch);
-            reader.oversize_done();
+            reader.release(held);
         } else if let Some(empty) = batch.recycle() {
             // Never waits: a full channel or a reader gone just drops the batch.
             let _ = recycle.try_send(empty);

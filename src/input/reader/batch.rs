@@ -9,10 +9,19 @@ const MAX_BYTES: usize = 256 * 1024;
 /// Batches whose data buffer is at most this big are handed back to the reader for reuse.
 pub(super) const RECYCLE_BYTES: usize = 4 * MAX_BYTES;
 
-/// A batch of at least this many bytes is *oversize* (in practice: it holds a line this long,
-/// batches being cut at [`MAX_BYTES`]): only one is in flight at a time, see
-/// [`super::ReaderState`].
-pub const OVERSIZE: usize = 1 << 20;
+/// Bytes of long lines in flight at once, on all workers together; a longer line is scored
+/// alone. A line is *long* from `LONG_BUDGET / workers` bytes ([`super::ReaderState::workers`],
+/// at least [`MIN_LONG_LINE`]): its batch holds a share of the budget while a worker scores
+/// it, and the worker drops what it grew for it after ([`super::ReaderState::hold`]). A
+/// worker's memory is a multiple of the longest line it scored (up to about 25× for the word
+/// n-gram metrics, 43× for NIST: README "Memory"), so what the workers keep of shorter lines
+/// adds up to at most that multiple of the budget, whatever `-j`. Before, only a batch of
+/// 1 MiB or more was held back (one at a time), so every worker could score, and keep what it
+/// grew for, a line just under 1 MiB: 2.4 GB at `-j 128` (safety audit, 2026-11-27).
+pub const LONG_BUDGET: usize = 2 << 20;
+
+/// The shortest long line, however many workers: 4 KiB lines are not worth holding back.
+pub const MIN_LONG_LINE: usize = 4 << 10;
 
 /// A run of consecutive input records, raw bytes not yet decoded.
 #[derive(Debug, Default)]
@@ -36,9 +45,11 @@ pub struct Batch {
     /// `--follow`: the file was truncated or replaced after these records, and is read again
     /// from its start; the message says which (the merger writes a report marking it).
     pub restart: Option<String>,
-    /// At least [`OVERSIZE`] bytes: the worker that scores it calls
-    /// [`super::ReaderState::oversize_done`] after, and drops its grown workspaces.
-    pub oversize: bool,
+    /// Bytes of the longest record so far.
+    pub(super) longest: usize,
+    /// Bytes of [`LONG_BUDGET`] this batch holds (its longest record, if long; else 0): the worker that scores it gives them back
+    /// ([`super::ReaderState::release`]) and drops its grown workspaces.
+    pub held: usize,
 }
 
 impl Batch {
@@ -70,6 +81,9 @@ impl Batch {
     }
 
     pub(super) fn end_record(&mut self) {
+        let first = self.records.last().copied().unwrap_or(0);
+        let start = self.fields.get(first).map_or(self.data.len(), |f| f.0);
+        self.longest = self.longest.max(self.data.len() - start);
         self.records.push(self.fields.len());
     }
 
@@ -91,7 +105,8 @@ impl Batch {
         self.framing = None;
         self.fatal = None;
         self.restart = None;
-        self.oversize = false;
+        self.longest = 0;
+        self.held = 0;
         Some(self)
     }
 

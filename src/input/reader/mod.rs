@@ -16,14 +16,14 @@ mod tests;
 
 use std::io;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crossbeam_channel::{Receiver, Sender};
 
 use super::{Framing, InputFormat, Refs};
 
-pub use batch::{Batch, MAX_RECORDS, OVERSIZE};
+pub use batch::{Batch, LONG_BUDGET, MAX_RECORDS, MIN_LONG_LINE};
 use follow::read_follow;
 use parallel::{read_aligned, read_parallel};
 pub use source::{Line, LineReader, Source};
@@ -43,10 +43,11 @@ pub struct ReaderState {
     stop: AtomicBool,
     waiting: AtomicBool,
     sent: AtomicU64,
-    /// An oversize batch ([`Batch::oversize`]) is in flight: the reader sends no other until a
-    /// worker has scored it ([`ReaderState::oversize_done`]).
-    oversize: Mutex<bool>,
-    oversize_freed: Condvar,
+    /// Bytes of [`LONG_BUDGET`] held by batches in flight ([`ReaderState::hold`]).
+    held: Mutex<usize>,
+    /// Worker threads (0: not said, taken as 2), for what a long line is ([`LONG_BUDGET`]).
+    workers: AtomicUsize,
+    released: Condvar,
     /// With several input files: the first line number of each file read so far, and its name
     /// ([`ReaderState::line_label`]).
     file_starts: Mutex<Vec<(u64, String)>>,
@@ -66,18 +67,39 @@ impl ReaderState {
         self.waiting.store(waiting, Ordering::SeqCst);
     }
 
-    /// Waits until no oversize batch is in flight, then marks one in flight. One oversize line
-    /// at a time: a worker's memory for a line is a multiple of its length, so four workers
-    /// scoring four 16 MB lines at once (with more queued) took 4 times that (issue 19, point 3).
-    fn oversize_begin(&self) {
-        let mut busy = self.oversize.lock().unwrap_or_else(|e| e.into_inner());
-        while *busy {
-            busy = self
-                .oversize_freed
-                .wait(busy)
-                .unwrap_or_else(|e| e.into_inner());
+    /// Says how many worker threads score the batches (before the reader starts).
+    pub fn workers(&self, workers: usize) {
+        self.workers.store(workers, Ordering::Relaxed);
+    }
+
+    /// The shortest line that holds a share of [`LONG_BUDGET`] ([`ReaderState::hold`]).
+    fn long_line(&self) -> usize {
+        let workers = match self.workers.load(Ordering::Relaxed) {
+            0 => 2,
+            n => n,
+        };
+        (LONG_BUDGET / workers).max(MIN_LONG_LINE)
+    }
+
+    /// Waits until `bytes` more of [`LONG_BUDGET`] are free, or nothing is held (a line longer
+    /// than the budget is scored alone), then holds them. A worker's memory grows with the
+    /// longest line it scores: four workers scoring four 16 MB lines at once (with more
+    /// queued) took 4 times that (issue 19, point 3), and so did every worker scoring a line
+    /// just under the 1 MiB that alone was held back before (safety audit).
+    fn hold(&self, bytes: usize) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        while *held > 0 && *held + bytes > LONG_BUDGET {
+            held = self.released.wait(held).unwrap_or_else(|e| e.into_inner());
         }
-        *busy = true;
+        *held += bytes;
+    }
+
+    /// A worker has scored a batch that held `bytes` ([`Batch::held`]) and dropped what it
+    /// grew for it.
+    pub fn release(&self, bytes: usize) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        *held = held.saturating_sub(bytes);
+        self.released.notify_one();
     }
 
     /// Input line `first_line` (counted over all files) is the first of file `name`.
@@ -94,12 +116,6 @@ impl ReaderState {
         let at = starts.partition_point(|(first, _)| *first <= line);
         let (first, name) = &starts[at.checked_sub(1)?];
         Some((name.clone(), line - first + 1))
-    }
-
-    /// A worker has scored the oversize batch in flight (and dropped what it grew for it).
-    pub fn oversize_done(&self) {
-        *self.oversize.lock().unwrap_or_else(|e| e.into_inner()) = false;
-        self.oversize_freed.notify_one();
     }
 
     /// True when the reader waits for input and every batch it has sent is among the first
@@ -245,9 +261,9 @@ impl Batcher {
         next.seq = self.batch.seq + 1;
         next.first_line = self.next_line;
         let mut batch = std::mem::replace(&mut self.batch, next);
-        if batch.data.len() >= batch::OVERSIZE {
-            batch.oversize = true;
-            self.state.oversize_begin();
+        if batch.longest >= self.state.long_line() {
+            batch.held = batch.longest;
+            self.state.hold(batch.held);
         }
         // Records read before the format is known are empty lines: bad in any framing.
         batch.framing = Some(self.framing.unwrap_or(Framing::Tsv {

@@ -625,3 +625,70 @@ fn a_grown_buffer_shrinks_back() {
     assert_eq!(r.next_line().unwrap(), Some(Line::Text(b"short")));
     assert_eq!(r.next_line().unwrap(), None);
 }
+
+/// A line is long from `LONG_BUDGET / workers` bytes: its batch holds that many bytes of the
+/// budget, and the reader sends no batch that would take the budget past 2 MiB until a worker
+/// gives bytes back. With 16 workers a 200 KiB line is long (every worker holding one would
+/// keep 16 × 25 × 200 KiB); with 2 it is not, and short lines never are (safety audit: lines
+/// just under 1 MiB, the only bound before, took 2.4 GB at `-j 128`).
+#[test]
+fn long_lines_hold_a_share_of_the_budget() {
+    // A line of `kib` KiB of hypothesis, a TAB and a one-byte reference.
+    let long = |kib: usize| format!("{}\tr\n", "w ".repeat(kib * 512));
+    let plan = |text: String| Plan::Lines {
+        sources: vec![reader(Box::leak(text.into_bytes().into_boxed_slice()))],
+        format: InputFormat::Tsv,
+        refs: Refs::Unknown,
+        key_column: false,
+    };
+    let held = |workers: usize, text: String| {
+        let state = Arc::new(ReaderState::default());
+        state.workers(workers);
+        let (tx, rx) = unbounded();
+        run(
+            plan(text),
+            MAX_RECORDS,
+            tx,
+            crossbeam_channel::never(),
+            state,
+        );
+        // (Batches are cut where a read may wait, so only the shares are compared.)
+        rx.into_iter().map(|b| b.held).max()
+    };
+    let text = format!("a\tb\n{}c\td\n", long(200));
+    assert_eq!(held(2, text.clone()), Some(0), "not long for 2 workers");
+    assert_eq!(held(16, text), Some((200 << 10) + 2), "long for 16");
+    assert_eq!(held(1024, "a\tb\n".repeat(100)), Some(0));
+    // Two workers: two 1.5 MiB lines do not fit the budget together.
+    let state = Arc::new(ReaderState::default());
+    state.workers(2);
+    let (tx, rx) = unbounded();
+    let reader_state = Arc::clone(&state);
+    let text = format!("a\tb\n{}{}c\td\n", long(1536), long(1536));
+    let thread = std::thread::spawn(move || {
+        run(
+            plan(text),
+            MAX_RECORDS,
+            tx,
+            crossbeam_channel::never(),
+            reader_state,
+        )
+    });
+    let mut first = rx.recv().unwrap();
+    if first.held == 0 {
+        // The short first line, sent before a read that may wait.
+        first = rx.recv().unwrap();
+    }
+    assert_eq!(first.held, (1536 << 10) + 2);
+    assert!(
+        rx.recv_timeout(std::time::Duration::from_millis(300))
+            .is_err(),
+        "the second 1.5 MiB line waits for the first's share"
+    );
+    state.release(first.held);
+    let second = rx.recv().unwrap();
+    assert_eq!(second.held, (1536 << 10) + 2);
+    state.release(second.held);
+    thread.join().unwrap();
+    assert!(rx.into_iter().all(|b| b.held == 0));
+}
