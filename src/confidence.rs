@@ -110,6 +110,9 @@ pub struct Resampler {
     /// Input lines covered (streaming: the line numbers that keyed the weights), for `merge`
     /// to check that shards do not overlap.
     lines: Option<(u64, u64)>,
+    /// `merge`: the lines of the last document merged, to check that documents come in input
+    /// order ([`Resampler::merge_saved`]).
+    last_lines: Option<(u64, u64)>,
 }
 
 impl Resampler {
@@ -153,6 +156,7 @@ impl Resampler {
             parts,
             vector: Vec::new(),
             lines: None,
+            last_lines: None,
         })
     }
 
@@ -309,6 +313,22 @@ impl Resampler {
                 ));
             }
         }
+        // The bootstrap resamples the segments in the order the documents come in, so shards
+        // in another order give another interval, silently (safety audit: `merge part-*.json`
+        // takes part-10 before part-2). Shards numbered from 1 each overlap and cannot tell;
+        // shards with their own numbering (`--first-line`) can.
+        if let (Method::Bootstrap, Some((lo, hi)), Some((llo, lhi))) =
+            (self.settings.method, lines, self.last_lines)
+        {
+            if hi < llo {
+                return Err(format!(
+                    "lines {lo}-{hi} come before lines {llo}-{lhi} of the document before: the \
+                     bootstrap resamples the segments in the order the documents are given, so \
+                     give them in input order (a shell sorts part-10 before part-2: use `ls -v`, \
+                     `sort -V` or zero-padded names)"
+                ));
+            }
+        }
         let parts = saved
             .get("metrics")
             .and_then(Value::as_array)
@@ -372,6 +392,9 @@ impl Resampler {
                     r.merge(&theirs)?;
                 }
             }
+        }
+        if lines.is_some() {
+            self.last_lines = lines;
         }
         if let Some((lo, hi)) = lines {
             self.lines = Some(match self.lines {

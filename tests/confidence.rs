@@ -314,3 +314,49 @@ fn first_line_numbers_rows_and_diagnostics() {
         out.stderr_str()
     );
 }
+
+/// The bootstrap resamples the segments in the order the documents are given, so shards merged
+/// out of order gave another interval, silently (safety audit: `merge part-*.json` takes
+/// part-10 before part-2). Shards with their own numbering (`--first-line`) that come out of
+/// order are refused; in order they equal one run; shards numbered from 1 each cannot tell and
+/// merge in the order given.
+#[test]
+fn bootstrap_shards_out_of_order_are_refused() {
+    let input = corpus(80);
+    let (first, second): (Vec<&str>, Vec<&str>) = {
+        let lines: Vec<&str> = input.split_inclusive('\n').collect();
+        (lines[..40].to_vec(), lines[40..].to_vec())
+    };
+    let stats = |text: String, args: &[&str]| {
+        let out = run(
+            &[args, &["--confidence", "--emit", "stats"]].concat(),
+            &text,
+        );
+        out.assert_success();
+        out.stdout_str()
+    };
+    let a = stats(first.concat(), &[]);
+    let b = stats(second.concat(), &["--first-line", "41"]);
+    let merge = |docs: String| {
+        Cmd::new()
+            .args(["merge", "-b"])
+            .stdin(docs.as_bytes().to_vec())
+            .run()
+    };
+    let whole = run(&["--confidence", "-b"], &input);
+    let in_order = merge(format!("{a}{b}"));
+    in_order.assert_success();
+    assert!(whole.stdout_str().contains('±'), "{}", whole.stdout_str());
+    assert_eq!(in_order.stdout_str(), whole.stdout_str());
+    let out = merge(format!("{b}{a}"));
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(
+        out.stderr_str()
+            .contains("lines 1-40 come before lines 41-80 of the document before"),
+        "{}",
+        out.stderr_str()
+    );
+    // Both numbered from 1: merged in the order given, as before.
+    let b1 = stats(second.concat(), &[]);
+    merge(format!("{b1}{a}")).assert_success();
+}
