@@ -933,3 +933,42 @@ fn batch_commands_ignore_sigusr1() {
         );
     }
 }
+
+/// `-o` follows a symbolic link only when it belongs to the user or to root (`/dev/stdout`),
+/// as Linux's `protected_symlinks` does in sticky directories: a link another user planted in
+/// a shared log directory made the rows go into its target (safety audit). The report files
+/// replace a link instead (their own tests).
+#[test]
+fn output_follows_only_the_user_s_or_root_s_symlinks() {
+    let dir = tempdir("output-symlink");
+    let target = dir.join("target.txt");
+    fs::write(&target, "kept\n").unwrap();
+    let own = dir.join("own.lnk");
+    std::os::unix::fs::symlink(&target, &own).unwrap();
+    let out = Cmd::new()
+        .args(["-o", own.to_str().unwrap()])
+        .stdin("a b\ta b\n")
+        .run();
+    out.assert_success();
+    assert_eq!(fs::read_to_string(&target).unwrap(), "kept\n100.00\n");
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED (part): a link of another user needs root to make (lchown)");
+        return;
+    }
+    let planted = dir.join("planted.lnk");
+    std::os::unix::fs::symlink(&target, &planted).unwrap();
+    std::os::unix::fs::lchown(&planted, Some(65534), Some(65534)).unwrap();
+    let out = Cmd::new()
+        .args(["-o", planted.to_str().unwrap()])
+        .stdin("a b\ta b\n")
+        .run();
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(
+        out.stderr_str()
+            .contains("a symbolic link of another user (uid 65534): not followed"),
+        "{}",
+        out.stderr_str()
+    );
+    assert_eq!(fs::read_to_string(&target).unwrap(), "kept\n100.00\n");
+}

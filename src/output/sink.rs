@@ -56,14 +56,41 @@ impl OutputStream {
 /// writing blocks until it has a reader, and a stop signal could not end that wait (found by
 /// the streaming audit: SIGTERM was ignored). Without a reader the open fails with `ENXIO`
 /// ([`no_reader`]), which the caller waits out its own way; once open, writes block as usual.
+///
+/// A symbolic link at `path` is followed only when it belongs to the user or to root (as
+/// `/dev/stdout` does), as Linux's `protected_symlinks` follows links in sticky directories:
+/// one that another user planted in a directory they can write (a shared log directory, the
+/// systemd example's) would send the rows, appended with the user's rights, into any file the
+/// user may write (safety audit: `-o` followed it, where the report files replace it).
 fn append(path: &Path) -> io::Result<File> {
     use std::os::fd::AsRawFd;
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let open = |flags: i32| {
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .custom_flags(libc::O_NONBLOCK | flags)
+            .open(path)
+    };
+    let file = match open(libc::O_NOFOLLOW) {
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            let owner = std::fs::symlink_metadata(path)?.uid();
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            let user = unsafe { libc::geteuid() };
+            if owner != user && owner != 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    format!(
+                        "a symbolic link of another user (uid {owner}): not followed (rows \
+                         appended through a link planted in a shared directory would go into \
+                         its target; give the target itself)"
+                    ),
+                ));
+            }
+            open(0)?
+        }
+        result => result?,
+    };
     let fd = file.as_raw_fd();
     // SAFETY: `fd` is the open descriptor `file` owns; F_GETFL/F_SETFL only read and set its
     // status flags.
