@@ -173,6 +173,35 @@ pub struct MultiBleuWorkspace {
     hyp: Tokens,
     refs: Vec<Tokens>,
     clip: ClipWorkspace,
+    /// A reference as multi-bleu-detok.perl's strict decoding reads it ([`strict_utf8`]).
+    strict: String,
+}
+
+/// `multi-bleu-detok.perl` reads its reference files through `use open ':encoding(UTF-8)'`,
+/// Perl's *strict* decoding, which refuses Unicode's 66 noncharacters (U+FDD0–U+FDEF and the
+/// last two code points of every plane) and, by PerlIO's default fallback, reads each as the
+/// text `\xEF\xB7\x90` (its bytes, in upper-case hex), which 13a then splits at the
+/// backslashes: more reference tokens (`a U+FDD0 b` is 8 of them). The hypothesis comes from
+/// standard input, decoded leniently (`:utf8`), so it keeps them (found by the Perl audit;
+/// mteval-v13a.pl and multi-bleu.perl keep them too).
+fn strict_utf8<'a>(text: &'a str, out: &'a mut String) -> &'a str {
+    let noncharacter =
+        |c: char| matches!(c, '\u{FDD0}'..='\u{FDEF}') || (c as u32) & 0xFFFE == 0xFFFE;
+    if text.is_ascii() || !text.chars().any(noncharacter) {
+        return text;
+    }
+    out.clear();
+    for c in text.chars() {
+        if noncharacter(c) {
+            let mut bytes = [0u8; 4];
+            for b in c.encode_utf8(&mut bytes).bytes() {
+                out.push_str(&format!("\\x{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `multi-bleu.perl` splits on `\s+` of a byte string: ASCII space, `\t`, `\n`, `\v`, `\f`, `\r`
@@ -256,6 +285,10 @@ impl MultiBleu {
             ref_tokens.resize_with(refs.len(), Tokens::default);
         }
         for (r, out) in refs.iter().zip(&mut ref_tokens) {
+            let r = match self.config.script {
+                Script::Detok => strict_utf8(r, &mut ws.strict),
+                Script::MultiBleu => r,
+            };
             self.tokenize(r, false, &mut ws.text, &mut ws.scratch, out);
         }
         let refs_tok = &ref_tokens[..refs.len()];
@@ -559,6 +592,34 @@ mod tests {
             merge(&mut totals, &m.stats(h, r, &mut ws));
         }
         m.stats_score(&totals).line(&totals)
+    }
+
+    /// multi-bleu-detok.perl reads a reference's noncharacters as their bytes in `\xHH` text
+    /// (strict decoding), its hypothesis's as characters; the other script keeps both. The
+    /// lines are the scripts' own output (Perl 5.36, Moses 34452895).
+    #[test]
+    fn detok_reads_reference_noncharacters_as_perl_s_strict_decoding() {
+        let detok = MultiBleuConfig {
+            script: Script::Detok,
+            lowercase: false,
+        };
+        let text = "a \u{FDD0} b";
+        assert_eq!(
+            line(detok, &[text], &[&[text]]).unwrap(),
+            "BLEU = 0.00, 66.7/0.0/0.0/0.0 (BP=0.189, ratio=0.375, hyp_len=3, ref_len=8)"
+        );
+        let mut out = String::new();
+        assert_eq!(
+            strict_utf8("x\u{10FFFF}\u{FFFE}é", &mut out),
+            "x\\xF4\\x8F\\xBF\\xBF\\xEF\\xBF\\xBEé"
+        );
+        for kept in ["\u{FDCF}\u{FDF0}\u{FFFD}\u{E000}\u{10FFFD}", "plain"] {
+            assert_eq!(strict_utf8(kept, &mut out), kept);
+        }
+        assert_eq!(
+            line(MultiBleuConfig::default(), &[text], &[&[text]]).unwrap(),
+            "BLEU = 0.00, 100.0/100.0/100.0/0.0 (BP=1.000, ratio=1.000, hyp_len=3, ref_len=3)"
+        );
     }
 
     #[test]
