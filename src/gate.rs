@@ -25,11 +25,21 @@ impl Gate {
     }
 
     /// Checks the thresholds against the first metric's direction (`name`, better when
-    /// lower or not): a usage error for a NaN threshold or a gate pointing the wrong way.
+    /// lower or not): a usage error for a threshold that is not a finite number (NaN, or a
+    /// literal past a double's range such as `1e400`, read as infinity: a gate that always or
+    /// never fails, said only by the message at the end; safety audit) or a gate pointing the
+    /// wrong way.
     pub fn check(&self, name: &str, lower_is_better: bool) -> Result<(), String> {
         for (flag, x) in [("--fail-under", self.under), ("--fail-over", self.over)] {
-            if x.is_some_and(f64::is_nan) {
-                return Err(format!("{flag} needs a number"));
+            match x {
+                Some(x) if x.is_nan() => return Err(format!("{flag} needs a number")),
+                Some(x) if x.is_infinite() => {
+                    return Err(format!(
+                        "{flag} needs a finite number, not {x} (a gate that always or never \
+                         fails)"
+                    ))
+                }
+                _ => {}
             }
         }
         match (lower_is_better, self.under, self.over) {
@@ -101,6 +111,16 @@ mod tests {
             nan.check("BLEU", false).unwrap_err(),
             "--fail-under needs a number"
         );
+        for x in [f64::INFINITY, f64::NEG_INFINITY, "1e400".parse().unwrap()] {
+            let gate = Gate {
+                under: None,
+                over: Some(x),
+            };
+            assert!(gate
+                .check("TER", true)
+                .unwrap_err()
+                .starts_with("--fail-over needs a finite number"));
+        }
         assert!(!Gate::default().is_set());
     }
 }
