@@ -760,3 +760,38 @@ fn many_character_orders_lower_the_line_limit() {
         out.describe()
     );
 }
+
+/// `--invalid-utf8 lossy` makes every invalid sequence U+FFFD, so different bytes match each
+/// other; multi-bleu.perl compares the bytes (Perl audit: `x\xe9 y\xe8` against `x\xe8 y\xe9`,
+/// unigram precision 100.0 here, 0.0 in the script). The run says so and goes on; other metrics,
+/// whose reference tools decode or refuse such input, do not get the warning.
+#[test]
+fn lossy_utf8_with_multi_bleu_is_warned_about() {
+    let line = &b"x\xe9 y\xe8\tx\xe8 y\xe9\n"[..];
+    let out = Cmd::new()
+        .args([
+            "-m",
+            "multi-bleu",
+            "--invalid-utf8",
+            "lossy",
+            "--corpus-only",
+        ])
+        .stdin(line)
+        .run();
+    out.assert_success();
+    assert!(
+        out.stderr_str()
+            .starts_with("bleu-stream: warning: --invalid-utf8 lossy: multi-bleu scores a line"),
+        "{}",
+        out.stderr_str()
+    );
+    let out = Cmd::new()
+        .args(["-m", "bleu", "--invalid-utf8", "lossy", "--corpus-only"])
+        .stdin(line)
+        .run();
+    assert!(
+        !out.stderr_str().contains("multi-bleu"),
+        "{}",
+        out.stderr_str()
+    );
+}

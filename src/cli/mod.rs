@@ -344,7 +344,7 @@ pub enum GenerateArg {
     CompletePowershell,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Utf8Arg {
     Error,
     Lossy,
@@ -504,6 +504,18 @@ impl Args {
             {
                 unused_options.push(format!("{flag} has no effect without --confidence"));
             }
+        }
+        // multi-bleu.perl compares bytes, and multi-bleu-detok.perl reads a reference's invalid
+        // bytes as `\xHH` text: U+FFFD for every invalid sequence makes different bytes match
+        // (Perl audit: 100.0 unigram precision where the script gives 0.0).
+        if self.invalid_utf8 == Utf8Arg::Lossy && metrics.iter().any(|m| m.key() == "multi-bleu") {
+            unused_options.push(
+                "--invalid-utf8 lossy: multi-bleu scores a line with invalid UTF-8 with U+FFFD \
+                 for each invalid sequence, which then match each other; multi-bleu.perl \
+                 compares the bytes themselves, so such lines score differently from the \
+                 script's"
+                    .to_owned(),
+            );
         }
         let line_limit = LineLimit::for_metrics(metrics.iter().map(|m| &**m), self.max_line_bytes);
         let gate = Gate {
