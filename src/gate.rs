@@ -25,18 +25,21 @@ impl Gate {
     }
 
     /// Checks the thresholds against the first metric's direction (`name`, better when
-    /// lower or not): a usage error for a threshold that is not a finite number (NaN, or a
-    /// literal past a double's range such as `1e400`, read as infinity: a gate that always or
-    /// never fails, said only by the message at the end; safety audit) or a gate pointing the
-    /// wrong way.
+    /// lower or not): a usage error for a NaN threshold, an infinite one on the side that
+    /// fails every run (`--fail-under 1e400` is read as infinity, and every score is below it,
+    /// said only by the message at the end; safety audit; `--fail-under -inf` fails only a run
+    /// without a score, and stays), or a gate pointing the wrong way.
     pub fn check(&self, name: &str, lower_is_better: bool) -> Result<(), String> {
-        for (flag, x) in [("--fail-under", self.under), ("--fail-over", self.over)] {
+        for (flag, x, always) in [
+            ("--fail-under", self.under, f64::INFINITY),
+            ("--fail-over", self.over, f64::NEG_INFINITY),
+        ] {
             match x {
                 Some(x) if x.is_nan() => return Err(format!("{flag} needs a number")),
-                Some(x) if x.is_infinite() => {
+                Some(x) if x == always => {
                     return Err(format!(
-                        "{flag} needs a finite number, not {x} (a gate that always or never \
-                         fails)"
+                        "{flag} {x} fails every run (a number past a double's range, such as \
+                         1e400, is read as {x}): give a finite threshold"
                     ))
                 }
                 _ => {}
@@ -111,15 +114,20 @@ mod tests {
             nan.check("BLEU", false).unwrap_err(),
             "--fail-under needs a number"
         );
-        for x in [f64::INFINITY, f64::NEG_INFINITY, "1e400".parse().unwrap()] {
-            let gate = Gate {
-                under: None,
-                over: Some(x),
-            };
-            assert!(gate
-                .check("TER", true)
-                .unwrap_err()
-                .starts_with("--fail-over needs a finite number"));
+        for (under, over) in [
+            (Some("1e400".parse().unwrap()), None),
+            (None, Some("-1e400".parse().unwrap())),
+        ] {
+            let gate = Gate { under, over };
+            let err = gate.check("TER", over.is_some()).unwrap_err();
+            assert!(err.contains(" fails every run"), "{err}");
+        }
+        // The other infinity fails only a run without a score: a gate that asks for one.
+        for (under, over, lower) in [
+            (Some(f64::NEG_INFINITY), None, false),
+            (None, Some(f64::INFINITY), true),
+        ] {
+            assert!(Gate { under, over }.check("X", lower).is_ok());
         }
         assert!(!Gate::default().is_set());
     }
