@@ -25,6 +25,8 @@ use serde_json::{json, Value};
 
 use bleu_stream::metric::registry;
 
+mod invariants;
+
 use crate::properties::{as_jsonl, as_tsv, config, input, segments};
 use crate::util::{
     assert_refused, eprint_whole, par_map, shared_dir, wmt22_dir, Cmd, Mismatches, Output, TempDir,

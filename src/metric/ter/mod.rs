@@ -348,6 +348,8 @@ impl Metric for Ter {
                 o.ref_length
             ));
         }
+        saved::check_nrefs(o.nrefs, "TER statistics")?;
+        check_ref_length(&o)?;
         let parts = o
             .insertions
             .checked_add(o.deletions)
@@ -371,7 +373,6 @@ impl Metric for Ter {
         add(&mut t.shifts, o.shifts)?;
         add(&mut t.shifted_words, o.shifted_words)?;
         add(&mut t.segments, o.segments)?;
-        saved::check_nrefs(o.nrefs, "TER statistics")?;
         t.ref_length += o.ref_length;
         t.exact &= o.exact && t.ref_length < EXACT_LIMIT;
         t.nrefs.merge(o.nrefs);
@@ -425,6 +426,66 @@ impl Metric for Ter {
         let signature = self.signature(&t.nrefs.signature_value());
         Score::new("ter", "TER".to_owned(), value, signature, fields, line)
     }
+}
+
+/// What `ref_length`, sacreBLEU's float sum of the segments' `avg_ref_len` (a segment's
+/// reference words w over its k references, one correctly rounded division: [`Ter::stats`]),
+/// can be beyond a non-negative number (`merge_saved`):
+///
+/// * with at most one reference per segment (`nrefs` up to 1) every average is a word count,
+///   and a float sum of integers is an integer;
+/// * when `exact`, each average is a multiple of 1/1024 and no partial sum was rounded
+///   ([`Metric::add`]). An average w/k that is not itself such a multiple does not round to
+///   one: each reference is a line of at most 1 GiB, so w < k × 2^30 and rounding moves w/k by
+///   less than 2^−23, while such a w/k is at least 2^−10/k ≥ 2^−22 away from one (k ≤ 4096,
+///   [`MAX_REFS`](crate::input::MAX_REFS)). So the odd part of k
+///   divides w, and the average is a multiple of 1/2^a for the 2^a dividing k, at most the
+///   most references: the sum is a multiple of 1/P, P the largest power of two up to that
+///   many (and 1024), and it is the exact sum of the averages. Each segment's insertions and
+///   substitutions take reference words of its best reference (tercom's trace), at most its
+///   w = k × average words, so they add up to at most `ref_length` × the most references;
+/// * a `ref_length` of 0 means every reference was empty: every edit is then a deletion (an
+///   empty reference is "every hypothesis word is an edit", sacreBLEU's special case).
+///
+/// (A hypothesis with empty references has edits over a `ref_length` of 0: TER 100, not an
+/// error.) The audit's document of 1000 one-reference segments with `ref_length` 1.5 scored
+/// TER = 560133.33.
+fn check_ref_length(o: &TerTotals) -> Result<(), String> {
+    let most = o.nrefs.range().map_or(1, |(_, hi)| hi.max(1));
+    let len = o.ref_length;
+    if most == 1 && len.fract() != 0.0 {
+        return Err(format!(
+            "TER statistics: ref_length {len} is not a whole number of words, with one reference \
+             per segment"
+        ));
+    }
+    if len == 0.0 && (o.insertions > 0 || o.substitutions > 0 || o.shifts > 0) {
+        return Err(
+            "TER statistics: ref_length 0 (every reference empty) with insertions, \
+             substitutions or shifts (against an empty reference every edit is a deletion)"
+                .to_owned(),
+        );
+    }
+    if !o.exact {
+        return Ok(());
+    }
+    let step = 1u64 << most.min(1024).ilog2();
+    if (len * step as f64).fract() != 0.0 {
+        return Err(format!(
+            "TER statistics: ref_length {len} is not a multiple of 1/{step}, which a sum of \
+             exact averages of at most {most} references is"
+        ));
+    }
+    // Rounding to doubles keeps `≤`, so the rounded sides compare as the exact ones do.
+    let taken = o.insertions.saturating_add(o.substitutions);
+    if taken as f64 > most as f64 * len {
+        return Err(format!(
+            "TER statistics: {taken} insertions and substitutions, more than the reference words \
+             of ref_length {len} with at most {most} reference{} per segment",
+            if most == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -503,5 +564,104 @@ mod tests {
         assert!(ter.totals_refusal(&t).is_none());
         ter.add(&mut t, &ter.stats("a", &["a b", "a", "a"], &mut ws));
         assert!(ter.totals_refusal(&t).is_some());
+    }
+
+    /// Sums of segments `stats` makes — empty hypotheses and references, one to eight
+    /// references (halves, quarters, eighths; thirds and fifths, whose sums are inexact) — are
+    /// accepted, whatever their `nrefs` range.
+    #[test]
+    fn every_sum_of_real_segments_is_accepted() {
+        let ter = Ter::new(TerConfig::default());
+        let mut ws = TerWorkspace::default();
+        let mut rng = crate::test_rng::Rng(0x7e4_5eed);
+        let words = |rng: &mut crate::test_rng::Rng| {
+            let len = rng.below(8);
+            (0..len)
+                .map(|_| ["a", "b", "c", "d", "e"][rng.below(5)])
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        for counts in [
+            &[1][..],
+            &[2],
+            &[1, 2],
+            &[4],
+            &[1, 2, 3, 4],
+            &[3],
+            &[5, 8],
+            &[8],
+        ] {
+            for _ in 0..30 {
+                let mut t = ter.new_totals();
+                for _ in 0..1 + rng.below(10) {
+                    let hyp = words(&mut rng);
+                    let k = counts[rng.below(counts.len())];
+                    let refs: Vec<String> = (0..k).map(|_| words(&mut rng)).collect();
+                    let refs: Vec<&str> = refs.iter().map(String::as_str).collect();
+                    ter.add(&mut t, &ter.stats(&hyp, &refs, &mut ws));
+                }
+                let mut merged = ter.new_totals();
+                let saved = ter.save_totals(&t);
+                assert_eq!(ter.merge_saved(&mut merged, &saved), Ok(()), "{saved}");
+                assert_eq!(merged, t);
+            }
+        }
+        // Empty references: edits over a ref_length of 0, all deletions (TER 100).
+        let mut t = ter.new_totals();
+        ter.add(&mut t, &ter.stats("a b", &["", ""], &mut ws));
+        assert_eq!((t.deletions, t.ref_length), (2, 0.0));
+        assert!(ter
+            .merge_saved(&mut ter.new_totals(), &ter.save_totals(&t))
+            .is_ok());
+    }
+
+    /// The audit's document (one reference per segment, `ref_length` 1.5: TER = 560133.33,
+    /// exit 0) and other reference lengths no segments add up to are refused.
+    #[test]
+    fn impossible_reference_lengths_are_refused() {
+        let ter = Ter::new(TerConfig::default());
+        let mut ws = TerWorkspace::default();
+        let mut total = |pairs: &[(&str, &[&str])]| {
+            let mut t = ter.new_totals();
+            for (h, refs) in pairs {
+                ter.add(&mut t, &ter.stats(h, refs, &mut ws));
+            }
+            t
+        };
+        let refused = |t: &TerTotals, edit: &dyn Fn(&mut Value), says: &str| {
+            let mut saved = ter.save_totals(t);
+            edit(&mut saved);
+            let e = ter.merge_saved(&mut ter.new_totals(), &saved).unwrap_err();
+            assert!(e.contains(says), "{e:?} does not contain {says:?}");
+        };
+        let one = total(&[("a b c", &["a x c d"]), ("b", &["b c"])]);
+        assert_eq!((one.num_edits, one.ref_length, one.insertions), (3, 6.0, 2));
+        refused(
+            &one,
+            &|v| v["ref_length"] = serde_json::json!(1.5),
+            "ref_length 1.5 is not a whole number of words, with one reference per segment",
+        );
+        refused(
+            &one,
+            &|v| v["ref_length"] = serde_json::json!(2.0),
+            "3 insertions and substitutions, more than the reference words of ref_length 2",
+        );
+        refused(
+            &one,
+            &|v| v["ref_length"] = serde_json::json!(0.0),
+            "ref_length 0 (every reference empty) with insertions",
+        );
+        // Up to three references: averages in halves at most, and at most 3 × 2.5 words taken.
+        let two = total(&[("a b", &["a b c", "a b"]), ("a", &["b", "c", "d"])]);
+        assert_eq!((two.ref_length, two.nrefs.range()), (3.5, Some((2, 3))));
+        refused(
+            &two,
+            &|v| v["ref_length"] = serde_json::json!(3.25),
+            "ref_length 3.25 is not a multiple of 1/2",
+        );
+        let mut saved = ter.save_totals(&two);
+        saved["exact"] = serde_json::json!(false);
+        saved["ref_length"] = serde_json::json!(3.25);
+        assert!(ter.merge_saved(&mut ter.new_totals(), &saved).is_ok());
     }
 }
