@@ -38,21 +38,32 @@ impl Gate {
                 Some(x) if x.is_nan() => return Err(format!("{flag} needs a number")),
                 Some(x) if x == always => {
                     return Err(format!(
-                        "{flag} {x} fails every run (a number past a double's range, such as \
-                         1e400, is read as {x}): give a finite threshold"
+                        "{flag} {x} fails every run (a number past a double's range, 1e400 or \
+                         -1e400, is read as inf or -inf): give a finite threshold"
                     ))
                 }
                 _ => {}
             }
         }
+        // The mirrored gate of an infinite threshold fails every run: no value is suggested
+        // (review: `--fail-over 1e400` with bleu suggested `--fail-under inf`).
+        let suggest = |x: f64| {
+            if x.is_finite() {
+                format!(" {x}")
+            } else {
+                String::new()
+            }
+        };
         match (lower_is_better, self.under, self.over) {
             (true, Some(x), _) => Err(format!(
                 "{name} is better when lower: --fail-under {x} would fail the run when {name} \
-                 is below {x}; use --fail-over {x} to fail when it is above"
+                 is below {x}; use --fail-over{} to fail when it is above",
+                suggest(x)
             )),
             (false, _, Some(x)) => Err(format!(
                 "{name} is better when higher: --fail-over {x} would fail the run when {name} \
-                 is above {x}; use --fail-under {x} to fail when it is below"
+                 is above {x}; use --fail-under{} to fail when it is below",
+                suggest(x)
             )),
             _ => Ok(()),
         }
@@ -122,6 +133,16 @@ mod tests {
             let err = gate.check("TER", over.is_some()).unwrap_err();
             assert!(err.contains(" fails every run"), "{err}");
         }
+        let err = Gate {
+            under: None,
+            over: Some(f64::INFINITY),
+        }
+        .check("BLEU", false)
+        .unwrap_err();
+        assert!(
+            err.ends_with("use --fail-under to fail when it is below"),
+            "{err}"
+        );
         // The other infinity fails only a run without a score: a gate that asks for one.
         for (under, over, lower) in [
             (Some(f64::NEG_INFINITY), None, false),

@@ -1552,3 +1552,18 @@ fn diagnostics_with_several_files_name_the_file_and_its_line() {
         out.stderr_str()
     );
 }
+
+/// "N fields but line L has K" names the line that set the number of fields in the numbering
+/// the diagnostic itself uses, `--first-line` included (review: it said `line 1` of a run
+/// numbered from 100).
+#[test]
+fn field_count_message_names_the_line_with_first_line() {
+    let out = run(&["--first-line", "100"], "a\ta\nb\tb\tc\n");
+    assert!(
+        out.stderr_str().starts_with(
+            "bleu-stream: warning: line 101: 3 fields but line 100 has 2: a TAB inside a sentence?"
+        ),
+        "{}",
+        out.stderr_str()
+    );
+}

@@ -136,12 +136,13 @@ pub struct Args {
     pub format: FormatArg,
 
     /// Exit with status 3 when the final score of the first metric is below X (metrics that
-    /// are better when higher: all but TER).
+    /// are better when higher: all but TER). -inf fails only a run without a score; inf (or
+    /// 1e400, read as inf) would fail every run and is refused.
     #[arg(long, value_name = "X")]
     pub fail_under: Option<f64>,
 
     /// Exit with status 3 when the final score of the first metric is above X (metrics that
-    /// are better when lower: TER).
+    /// are better when lower: TER). inf fails only a run without a score; -inf is refused.
     #[arg(long, value_name = "X")]
     pub fail_over: Option<f64>,
 

@@ -24,7 +24,9 @@ Examples:
   bleu-stream merge --emit stats a.json b.json    one document again (merge merges)
 
 Documents are summed in the order given (keep the input order, e.g. parallel -k, for NIST's \
-table to come out exactly as one run builds it; sums do not depend on order). Documents whose \
+table and --confidence's bootstrap to come out exactly as one run makes them; sums do not \
+depend on order; bootstrap documents numbered with --first-line that come out of order are \
+refused). Documents whose \
 metrics, settings or format version differ are refused. Score every shard with the same \
 options and explicit framing (--refs N, --input): by default each shard decides them from its \
 own first lines.

@@ -22,7 +22,7 @@ use crate::diagnostic::diagnostic;
 use crate::groups::Groups;
 use crate::input::group::GroupBy;
 use crate::input::reader::{self, Batch, Plan, ReaderState};
-use crate::input::{frame, Framing, Utf8Policy};
+use crate::input::{frame, Framing, Refs, Utf8Policy};
 use crate::metric::{DynMetric, NgramOrders};
 use crate::output::{CorpusReport, Format, RowScratch, RowWriter, Sink};
 use crate::signals::Event;
@@ -276,7 +276,17 @@ impl Work for Scoring<'_> {
         if let Some(by) = &settings.group_by {
             framing = by.framing(framing);
         }
-        let first_line = batch.first_line + settings.first_line.saturating_sub(1);
+        let offset = settings.first_line.saturating_sub(1);
+        // "3 fields but line 1 has 2" names the line that set the number of fields, in the
+        // numbering every diagnostic uses: with --first-line too (review: it said the reader's
+        // own number, 1, where the line was shown as 100).
+        if let Framing::Tsv {
+            refs: Refs::AsLine { line, .. },
+        } = &mut framing
+        {
+            *line = line.saturating_add(offset);
+        }
+        let first_line = batch.first_line + offset;
         let mut done = Done {
             first_line,
             rows: Vec::new(),

@@ -900,7 +900,13 @@ fn group_statistics_add_up_to_their_document() {
                     group[field] = json!(group[field].as_u64().unwrap() + 1);
                 }
             }
-            "nltk-bleu" => group["ref_len"] = json!(group["ref_len"].as_u64().unwrap() + 1),
+            // (And a longer longest reference, which the checks of one group's statistics
+            // want at least as long as a segment's closest.)
+            "nltk-bleu" => {
+                for field in ["ref_len", "max_ref_len"] {
+                    group[field] = json!(group[field].as_u64().unwrap() + 1);
+                }
+            }
             "multi-bleu" => group["ref_len"] = json!(group["ref_len"].as_u64().unwrap() + 1),
             "gleu" => group["total"] = json!(group["total"].as_u64().unwrap() + 1),
             // (One more n-gram of every order: each order still one fewer than the one below.)
