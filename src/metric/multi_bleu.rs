@@ -190,12 +190,14 @@ fn strict_utf8<'a>(text: &'a str, out: &'a mut String) -> &'a str {
     if text.is_ascii() || !text.chars().any(noncharacter) {
         return text;
     }
+    use std::fmt::Write;
     out.clear();
     for c in text.chars() {
         if noncharacter(c) {
             let mut bytes = [0u8; 4];
             for b in c.encode_utf8(&mut bytes).bytes() {
-                out.push_str(&format!("\\x{b:02X}"));
+                // (Writing to a String cannot fail.)
+                let _ = write!(out, "\\x{b:02X}");
             }
         } else {
             out.push(c);

@@ -47,7 +47,8 @@ pub struct Batch {
     pub restart: Option<String>,
     /// Bytes of the longest record so far.
     pub(super) longest: usize,
-    /// Bytes of [`LONG_BUDGET`] this batch holds (its longest record, if long; else 0): the worker that scores it gives them back
+    /// Bytes of the budget for long lines (`LONG_BUDGET`) this batch holds (its longest record,
+    /// if long; else 0): the worker that scores it gives them back
     /// ([`super::ReaderState::release`]) and drops its grown workspaces.
     pub held: usize,
 }

@@ -23,7 +23,8 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::{Framing, InputFormat, Refs};
 
-pub use batch::{Batch, LONG_BUDGET, MAX_RECORDS, MIN_LONG_LINE};
+pub use batch::{Batch, MAX_RECORDS};
+use batch::{LONG_BUDGET, MIN_LONG_LINE};
 use follow::read_follow;
 use parallel::{read_aligned, read_parallel};
 pub use source::{Line, LineReader, Source};
@@ -45,11 +46,11 @@ pub struct ReaderState {
     sent: AtomicU64,
     /// Bytes of [`LONG_BUDGET`] held by batches in flight ([`ReaderState::hold`]).
     held: Mutex<usize>,
+    released: Condvar,
     /// Worker threads (0: not said, taken as 2), for what a long line is ([`LONG_BUDGET`]).
     workers: AtomicUsize,
-    released: Condvar,
     /// With several input files: the first line number of each file read so far, and its name
-    /// ([`ReaderState::line_label`]).
+    /// ([`ReaderState::file_line`]).
     file_starts: Mutex<Vec<(u64, String)>>,
 }
 
